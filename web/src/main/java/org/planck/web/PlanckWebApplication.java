@@ -1,0 +1,15 @@
+package org.planck.web;
+
+import org.onlab.rest.AbstractWebApplication;
+
+import java.util.Set;
+
+/**
+ * Planck REST API application: registers the resource classes served under /onos/planck.
+ */
+public class PlanckWebApplication extends AbstractWebApplication {
+    @Override
+    public Set<Class<?>> getClasses() {
+        return getClasses(ProtocolVersionResource.class);
+    }
+}
