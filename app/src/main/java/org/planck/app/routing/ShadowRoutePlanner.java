@@ -257,7 +257,10 @@ public final class ShadowRoutePlanner {
         ShadowTree[] usable = new ShadowTree[0];
         for (FabricHost h : graph.hosts()) {
             rules.get(h.edge()).add(PlannedRule.hostDelivery(h));
-            List<ShadowTree> toH = byDst.getOrDefault(h.mac(), List.of());
+            List<ShadowTree> toH = byDst.get(h.mac());
+            if (toH == null) {
+                continue;
+            }
             toH.sort((a, b) -> Integer.compare(a.index(), b.index()));
             if (usable.length < toH.size()) {
                 usable = new ShadowTree[toH.size()];
