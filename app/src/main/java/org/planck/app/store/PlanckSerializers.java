@@ -5,6 +5,7 @@ import org.onosproject.store.serializers.KryoNamespaces;
 import org.onosproject.store.service.Serializer;
 import org.planck.api.MirrorMode;
 import org.planck.api.MirrorSession;
+import org.planck.api.fabric.ShadowPathId;
 
 /**
  * Kryo namespace of the values Planck keeps in ONOS distributed primitives.
@@ -16,7 +17,7 @@ public final class PlanckSerializers {
             .register(KryoNamespaces.API)
             .nextId(KryoNamespaces.BEGIN_USER_CUSTOM_ID)
             .register(MirrorSession.class, MirrorSession.State.class, MirrorMode.class,
-                    ShadowMacKey.class)
+                    ShadowPathId.class)
             .build("planck");
 
     /** Serializer for consistent maps of Planck state. */

@@ -7,6 +7,7 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.planck.api.MirrorMode;
 import org.planck.api.MirrorSession;
+import org.planck.api.fabric.ShadowPathId;
 
 import java.util.List;
 
@@ -29,8 +30,8 @@ public class PlanckSerializersTest {
     }
 
     @Test
-    public void shadowMacKeysSurviveTheWire() {
-        ShadowMacKey k = new ShadowMacKey(MacAddress.valueOf("00:00:00:00:00:2a"), 3);
+    public void shadowPathIdsSurviveTheWire() {
+        ShadowPathId k = ShadowPathId.of(MacAddress.valueOf("00:00:00:00:00:2a"), 3);
         assertEquals(k, roundTrip(k));
         assertEquals(MacAddress.valueOf("02:70:00:00:00:01"), roundTrip(MacAddress.valueOf("02:70:00:00:00:01")));
     }
