@@ -10,6 +10,10 @@ import java.util.Set;
 public class PlanckWebApplication extends AbstractWebApplication {
     @Override
     public Set<Class<?>> getClasses() {
-        return getClasses(ProtocolVersionResource.class);
+        return getClasses(ProtocolVersionResource.class,
+                ConfigResource.class,
+                ShadowPathResource.class,
+                MirrorResource.class,
+                CollectorResource.class);
     }
 }

@@ -1,0 +1,436 @@
+package org.planck.app.shadow;
+
+import com.google.common.collect.ImmutableList;
+import org.onlab.packet.MacAddress;
+import org.onosproject.core.ApplicationId;
+import org.onosproject.core.CoreService;
+import org.onosproject.event.AbstractListenerManager;
+import org.onosproject.mastership.MastershipEvent;
+import org.onosproject.mastership.MastershipListener;
+import org.onosproject.mastership.MastershipService;
+import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
+import org.onosproject.net.device.DeviceEvent;
+import org.onosproject.net.device.DeviceListener;
+import org.onosproject.net.device.DeviceService;
+import org.onosproject.net.flow.FlowEntry;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleOperations;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.host.HostEvent;
+import org.onosproject.net.host.HostListener;
+import org.onosproject.net.host.HostService;
+import org.onosproject.net.link.LinkEvent;
+import org.onosproject.net.link.LinkListener;
+import org.onosproject.net.link.LinkService;
+import org.onosproject.store.service.StorageService;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.planck.api.MirrorEvent;
+import org.planck.api.MirrorListener;
+import org.planck.api.MirrorService;
+import org.planck.api.MirrorSession;
+import org.planck.api.ShadowRouteEvent;
+import org.planck.api.ShadowRouteListener;
+import org.planck.api.ShadowRouteService;
+import org.planck.api.config.PlanckConfigEvent;
+import org.planck.api.config.PlanckConfigListener;
+import org.planck.api.config.PlanckConfigService;
+import org.planck.api.config.PlanckSettings;
+import org.planck.api.fabric.FabricGraph;
+import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.ForwardingMap;
+import org.planck.api.fabric.PlannedRule;
+import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.fabric.RoutingUpdate;
+import org.planck.api.fabric.RuleKind;
+import org.planck.api.fabric.ShadowPath;
+import org.planck.api.fabric.ShadowTree;
+import org.planck.app.PlanckApp;
+import org.planck.app.routing.ShadowRoutePlanner;
+import org.planck.app.store.DistributedShadowMacAllocator;
+import org.slf4j.Logger;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.onlab.util.Tools.groupedThreads;
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Programs shadow-MAC routes. It translates ONOS's topology into the routing model, plans
+ * (re-plans incrementally after link, device and host changes, so only affected trees move
+ * and host-pair defaults leave dead trees), allocates shadow MACs cluster-wide, and installs
+ * the plan's rules as flow rules on the switches this node is master of. Every member
+ * computes the same plan; each programs only its own switches. Rules are reconciled against
+ * the flow rule store, which makes mastership changes and reconnects safe.
+ */
+@Component(immediate = true, service = ShadowRouteService.class)
+public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent, ShadowRouteListener>
+        implements ShadowRouteService {
+
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected CoreService coreService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PlanckConfigService configService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected DeviceService deviceService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected LinkService linkService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected HostService hostService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowRuleService flowRuleService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected MastershipService mastershipService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected StorageService storageService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected MirrorService mirrorService;
+
+    private final PlanckConfigListener configListener = new InternalConfigListener();
+    private final DeviceListener deviceListener = new InternalDeviceListener();
+    private final LinkListener linkListener = new InternalLinkListener();
+    private final HostListener hostListener = new InternalHostListener();
+    private final MastershipListener mastershipListener = new InternalMastershipListener();
+    private final MirrorListener mirrorListener = new InternalMirrorListener();
+    private final AtomicBoolean recomputeQueued = new AtomicBoolean();
+
+    private ApplicationId appId;
+    private DistributedShadowMacAllocator allocator;
+    private FabricTopology topology;
+    private ShadowRoutePlanner planner;
+    private volatile RoutingPlan plan;
+    private volatile ForwardingMap egress;
+    /** Serialises planning and programming; tests replace it with a direct executor. */
+    ExecutorService executor;
+
+    @Activate
+    protected void activate() {
+        appId = coreService.registerApplication(PlanckApp.APP_NAME);
+        allocator = DistributedShadowMacAllocator.create(storageService);
+        topology = new FabricTopology(deviceService, linkService, hostService);
+        if (executor == null) {
+            executor = Executors.newSingleThreadExecutor(groupedThreads("planck/shadow", "routes", log));
+        }
+        eventDispatcher.addSink(ShadowRouteEvent.class, listenerRegistry);
+        configService.addListener(configListener);
+        deviceService.addListener(deviceListener);
+        linkService.addListener(linkListener);
+        hostService.addListener(hostListener);
+        mastershipService.addListener(mastershipListener);
+        mirrorService.addListener(mirrorListener);
+        executor.execute(this::recompute);
+        log.info("Started");
+    }
+
+    @Deactivate
+    protected void deactivate() {
+        mirrorService.removeListener(mirrorListener);
+        mastershipService.removeListener(mastershipListener);
+        hostService.removeListener(hostListener);
+        linkService.removeListener(linkListener);
+        deviceService.removeListener(deviceListener);
+        configService.removeListener(configListener);
+        executor.shutdown();
+        flowRuleService.removeFlowRulesById(appId);
+        plan = null;
+        egress = null;
+        eventDispatcher.removeSink(ShadowRouteEvent.class);
+        log.info("Stopped");
+    }
+
+    @Override
+    public Optional<RoutingPlan> plan() {
+        return Optional.ofNullable(plan);
+    }
+
+    @Override
+    public Optional<FabricHost> host(MacAddress mac) {
+        RoutingPlan p = plan;
+        return p == null ? Optional.empty() : p.graph().host(mac);
+    }
+
+    @Override
+    public List<ShadowTree> trees(MacAddress destination) {
+        RoutingPlan p = plan;
+        return p == null ? List.of() : p.trees(destination);
+    }
+
+    @Override
+    public List<ShadowPath> paths(MacAddress src, MacAddress dst) {
+        RoutingPlan p = plan;
+        if (p == null) {
+            return List.of();
+        }
+        List<ShadowPath> paths = new ArrayList<>();
+        for (ShadowTree t : p.trees(dst)) {
+            p.path(src, dst, t.index()).filter(path -> path.hops().size() > 1).ifPresent(paths::add);
+        }
+        return paths;
+    }
+
+    @Override
+    public Optional<ShadowPath> chosenPath(MacAddress src, MacAddress dst) {
+        RoutingPlan p = plan;
+        if (p == null) {
+            return Optional.empty();
+        }
+        OptionalInt index = p.defaultPathIndex(src, dst);
+        return index.isPresent() ? p.path(src, dst, index.getAsInt()) : Optional.empty();
+    }
+
+    @Override
+    public Map<MacAddress, PortNumber> egressEntries(DeviceId deviceId) {
+        ForwardingMap e = egress;
+        return e == null ? Map.of() : e.entries(deviceId);
+    }
+
+    @Override
+    public Collection<FlowRule> plannedRules() {
+        RoutingPlan p = plan;
+        if (p == null) {
+            return List.of();
+        }
+        List<FlowRule> rules = new ArrayList<>(p.ruleCount());
+        p.rulesByDevice().forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
+        return rules;
+    }
+
+    private List<FlowRule> flowRules(DeviceId d, List<PlannedRule> planned) {
+        MirrorSession mirror = mirrorService.session(d).orElse(null);
+        List<FlowRule> rules = new ArrayList<>(planned.size());
+        for (PlannedRule r : planned) {
+            rules.add(ShadowFlowRules.flowRule(r, appId, mirror));
+        }
+        return rules;
+    }
+
+    private void queueRecompute() {
+        if (recomputeQueued.compareAndSet(false, true)) {
+            executor.execute(() -> {
+                recomputeQueued.set(false);
+                recompute();
+            });
+        }
+    }
+
+    /** Brings the plan and the switches in line with the topology and the configuration. */
+    private synchronized void recompute() {
+        try {
+            PlanckSettings settings = configService.settings().orElse(null);
+            if (settings == null) {
+                withdraw();
+                return;
+            }
+            FabricGraph graph = topology.snapshot(settings);
+            RoutingPlan previous = plan;
+            Set<DeviceId> touched = new TreeSet<>(FabricGraph.DEVICE_ORDER);
+            RoutingPlan next;
+            if (previous == null || planner == null
+                    || planner.pathsPerDestination() != settings.shadowPathsPerDestination()) {
+                planner = new ShadowRoutePlanner(allocator, settings.shadowPathsPerDestination());
+                next = planner.plan(graph);
+                touched.addAll(next.rulesByDevice().keySet());
+                if (previous != null) {
+                    touched.addAll(previous.rulesByDevice().keySet());
+                }
+                log.info("Planned {} shadow trees, {} rules on {} switches", next.trees().size(),
+                        next.ruleCount(), next.rulesByDevice().size());
+            } else {
+                if (graph.equals(previous.graph())) {
+                    return;
+                }
+                RoutingUpdate update = planner.replan(previous, graph);
+                next = update.plan();
+                update.rulesToAdd().forEach(r -> touched.add(r.device()));
+                update.rulesToRemove().forEach(r -> touched.add(r.device()));
+                log.info("Re-planned: {} paths changed ({} removed), {} rules added, {} removed",
+                        update.changedPaths().size(), update.removedPaths().size(),
+                        update.rulesToAdd().size(), update.rulesToRemove().size());
+            }
+            plan = next;
+            egress = ForwardingMap.of(next);
+            for (DeviceId d : touched) {
+                program(d);
+            }
+            post(new ShadowRouteEvent(ShadowRouteEvent.Type.ROUTES_UPDATED, touched));
+        } catch (RuntimeException e) {
+            log.warn("Shadow route computation failed; previous routes stay in force", e);
+        }
+    }
+
+    private void withdraw() {
+        RoutingPlan previous = plan;
+        if (previous == null) {
+            return;
+        }
+        plan = null;
+        egress = null;
+        planner = null;
+        flowRuleService.removeFlowRulesById(appId);
+        previous.graph().hosts().forEach(h -> allocator.release(h.mac()));
+        log.info("Withdrew all shadow routes");
+        post(new ShadowRouteEvent(ShadowRouteEvent.Type.ROUTES_REMOVED, previous.rulesByDevice().keySet()));
+    }
+
+    /** Makes the plan's rules on one switch exactly what the flow rule store holds for it. */
+    private void program(DeviceId d) {
+        if (!mastershipService.isLocalMaster(d)) {
+            return;
+        }
+        RoutingPlan p = plan;
+        Map<List<Object>, FlowRule> wanted = new HashMap<>();
+        if (p != null) {
+            for (FlowRule r : flowRules(d, p.rulesAt(d))) {
+                wanted.put(matchKey(r), r);
+            }
+        }
+        FlowRuleOperations.Builder ops = FlowRuleOperations.builder();
+        int adds = 0;
+        int removes = 0;
+        Set<List<Object>> present = new HashSet<>();
+        for (FlowEntry e : flowRuleService.getFlowEntries(d)) {
+            if (e.appId() != appId.id() || !isPlanPriority(e.priority())) {
+                continue; // not ours, or a per-flow TE rule that the plan does not own
+            }
+            List<Object> key = matchKey(e);
+            FlowRule w = wanted.get(key);
+            if (w != null && w.treatment().equals(e.treatment())) {
+                present.add(key);
+            } else if (w == null) {
+                ops.remove(e);
+                removes++;
+            }
+        }
+        for (Map.Entry<List<Object>, FlowRule> w : wanted.entrySet()) {
+            if (!present.contains(w.getKey())) {
+                ops.add(w.getValue());
+                adds++;
+            }
+        }
+        if (adds + removes > 0) {
+            flowRuleService.apply(ops.build());
+            log.debug("{}: {} rules added or modified, {} removed", d, adds, removes);
+        }
+    }
+
+    private static List<Object> matchKey(FlowRule r) {
+        return Arrays.asList(r.selector(), r.priority(), r.tableId());
+    }
+
+    private static boolean isPlanPriority(int priority) {
+        for (RuleKind k : RuleKind.values()) {
+            if (k != RuleKind.INGRESS_FLOW && k.priority() == priority) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Re-programs one switch with the plan in force (mirror mode or mastership changed). */
+    private synchronized void reprogram(DeviceId d) {
+        try {
+            if (plan != null) {
+                program(d);
+            }
+        } catch (RuntimeException e) {
+            log.warn("Programming {} failed", d, e);
+        }
+    }
+
+    private class InternalConfigListener implements PlanckConfigListener {
+        @Override
+        public void event(PlanckConfigEvent event) {
+            queueRecompute();
+        }
+    }
+
+    private class InternalDeviceListener implements DeviceListener {
+        @Override
+        public boolean isRelevant(DeviceEvent event) {
+            switch (event.type()) {
+                case DEVICE_ADDED:
+                case DEVICE_REMOVED:
+                case DEVICE_AVAILABILITY_CHANGED:
+                case PORT_ADDED:
+                case PORT_REMOVED:
+                    return true;
+                default:
+                    return false;
+            }
+        }
+
+        @Override
+        public void event(DeviceEvent event) {
+            queueRecompute();
+        }
+    }
+
+    private class InternalLinkListener implements LinkListener {
+        @Override
+        public void event(LinkEvent event) {
+            queueRecompute();
+        }
+    }
+
+    private class InternalHostListener implements HostListener {
+        @Override
+        public void event(HostEvent event) {
+            queueRecompute();
+        }
+    }
+
+    private class InternalMastershipListener implements MastershipListener {
+        @Override
+        public void event(MastershipEvent event) {
+            if (event.type() == MastershipEvent.Type.MASTER_CHANGED) {
+                DeviceId d = event.subject();
+                executor.execute(() -> reprogram(d));
+            }
+        }
+    }
+
+    private class InternalMirrorListener implements MirrorListener {
+        @Override
+        public void event(MirrorEvent event) {
+            DeviceId d = event.subject().deviceId();
+            executor.execute(() -> reprogram(d));
+        }
+    }
+
+    /**
+     * The hosts routing currently covers (for tests and views).
+     *
+     * @return hosts
+     */
+    List<FabricHost> routedHosts() {
+        RoutingPlan p = plan;
+        return p == null ? List.of() : ImmutableList.copyOf(p.graph().hosts());
+    }
+}
