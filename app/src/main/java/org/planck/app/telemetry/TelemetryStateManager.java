@@ -131,6 +131,9 @@ public class TelemetryStateManager
     // One writer at a time keeps the maps, the ledger and the tracker mutually consistent.
     private final Object stateLock = new Object();
     private final Map<String, Long> lastSeq = new ConcurrentHashMap<>();
+    // True while this node writes its own maps under stateLock: the maps may call their listeners
+    // synchronously for local writes, which are already applied here and must not be applied twice.
+    private boolean writingLocally;
 
     private EventuallyConsistentMap<FlowAtSwitch, FlowRecord> flows;
     private EventuallyConsistentMap<ConnectPoint, CollectorCongestion> notices;
@@ -280,64 +283,78 @@ public class TelemetryStateManager
     @Override
     public IngestResult ingest(TelemetryBatch batch) {
         long receivedNanos = System.nanoTime();
-        int accepted = 0;
-        int noDevice = 0;
-        int noPort = 0;
-        int flowsApplied = 0;
-        int noticesApplied = 0;
-        int stale = 0;
+        BatchTally tally = new BatchTally();
         List<PlanckCongestionEvent> out = new ArrayList<>();
         synchronized (stateLock) {
-            long now = clock.millis();
-            trackSequence(batch);
-            Set<ConnectPoint> touched = new HashSet<>();
-            for (TelemetryEvent e : batch.events()) {
-                ConnectPoint cp = e.port();
-                if (deviceService.getDevice(cp.deviceId()) == null) {
-                    noDevice++;
-                    continue;
-                }
-                if (deviceService.getPort(cp) == null) {
-                    noPort++;
-                    continue;
-                }
-                accepted++;
-                if (e instanceof FlowRateEvent) {
-                    FlowRateEvent f = (FlowRateEvent) e;
-                    FlowAtSwitch key = new FlowAtSwitch(f.flow(), cp.deviceId());
-                    FlowRecord old = flows.get(key);
-                    if (old != null && old.lastSampleUs() > f.lastSampleUs()) {
-                        // Reordered delivery: a newer estimate is already applied.
-                        stale++;
-                        continue;
-                    }
-                    FlowRecord record = FlowRecord.of(f, batch.collector(), now);
-                    flows.put(key, record);
-                    ledger.place(key, cp, record.bitsPerSec(), touched);
-                    flowsApplied++;
-                } else {
-                    PortCongestionNotice n = (PortCongestionNotice) e;
-                    boolean congested = n.state() == CongestionState.CONGESTED;
-                    if (congested) {
-                        notices.put(cp, new CollectorCongestion(n, batch.collector(), now));
-                    } else {
-                        notices.remove(cp);
-                    }
-                    tracker.onCollector(cp, congested, CongestionSource.COLLECTOR, n.utilization())
-                            .ifPresent(t -> out.add(t.toEvent(receivedNanos)));
-                    noticesApplied++;
-                }
+            writingLocally = true;
+            try {
+                apply(batch, receivedNanos, tally, out);
+            } finally {
+                writingLocally = false;
             }
-            evaluateLoads(touched, receivedNanos, out);
         }
         batches.increment();
-        flowRateEvents.add(flowsApplied);
-        congestionNotices.add(noticesApplied);
-        unknownDevice.add(noDevice);
-        unknownPort.add(noPort);
-        staleEvents.add(stale);
+        flowRateEvents.add(tally.flowsApplied);
+        congestionNotices.add(tally.noticesApplied);
+        unknownDevice.add(tally.noDevice);
+        unknownPort.add(tally.noPort);
+        staleEvents.add(tally.stale);
         out.forEach(this::post);
-        return new IngestResult(accepted, noDevice, noPort);
+        return new IngestResult(tally.accepted, tally.noDevice, tally.noPort);
+    }
+
+    private static final class BatchTally {
+        int accepted;
+        int noDevice;
+        int noPort;
+        int flowsApplied;
+        int noticesApplied;
+        int stale;
+    }
+
+    // Caller holds stateLock.
+    private void apply(TelemetryBatch batch, long receivedNanos, BatchTally tally, List<PlanckCongestionEvent> out) {
+        long now = clock.millis();
+        trackSequence(batch);
+        Set<ConnectPoint> touched = new HashSet<>();
+        for (TelemetryEvent e : batch.events()) {
+            ConnectPoint cp = e.port();
+            if (deviceService.getDevice(cp.deviceId()) == null) {
+                tally.noDevice++;
+                continue;
+            }
+            if (deviceService.getPort(cp) == null) {
+                tally.noPort++;
+                continue;
+            }
+            tally.accepted++;
+            if (e instanceof FlowRateEvent) {
+                FlowRateEvent f = (FlowRateEvent) e;
+                FlowAtSwitch key = new FlowAtSwitch(f.flow(), cp.deviceId());
+                FlowRecord old = flows.get(key);
+                if (old != null && old.lastSampleUs() > f.lastSampleUs()) {
+                    // Reordered delivery: a newer estimate is already applied.
+                    tally.stale++;
+                    continue;
+                }
+                FlowRecord record = FlowRecord.of(f, batch.collector(), now);
+                flows.put(key, record);
+                ledger.place(key, cp, record.bitsPerSec(), touched);
+                tally.flowsApplied++;
+            } else {
+                PortCongestionNotice n = (PortCongestionNotice) e;
+                boolean congested = n.state() == CongestionState.CONGESTED;
+                if (congested) {
+                    notices.put(cp, new CollectorCongestion(n, batch.collector(), now));
+                } else {
+                    notices.remove(cp);
+                }
+                tracker.onCollector(cp, congested, CongestionSource.COLLECTOR, n.utilization())
+                        .ifPresent(t -> out.add(t.toEvent(receivedNanos)));
+                tally.noticesApplied++;
+            }
+        }
+        evaluateLoads(touched, receivedNanos, out);
     }
 
     private void trackSequence(TelemetryBatch batch) {
@@ -385,58 +402,77 @@ public class TelemetryStateManager
         List<PlanckCongestionEvent> out = new ArrayList<>();
         int removed;
         synchronized (stateLock) {
-            long cutoff = clock.millis() - flowIdleTimeoutMs;
-            List<FlowAtSwitch> idle = new ArrayList<>();
-            for (Map.Entry<FlowAtSwitch, FlowRecord> e : flows.entrySet()) {
-                if (e.getValue().updatedMillis() < cutoff) {
-                    idle.add(e.getKey());
-                }
+            writingLocally = true;
+            try {
+                removed = expire(receivedNanos, out);
+            } finally {
+                writingLocally = false;
             }
-            Set<ConnectPoint> touched = new HashSet<>();
-            for (FlowAtSwitch key : idle) {
-                flows.remove(key);
-                ledger.remove(key, touched);
-            }
-            removed = idle.size();
-            List<ConnectPoint> staleNotices = new ArrayList<>();
-            for (Map.Entry<ConnectPoint, CollectorCongestion> e : notices.entrySet()) {
-                if (e.getValue().appliedMillis() < cutoff && ledger.flowCount(e.getKey()) == 0) {
-                    staleNotices.add(e.getKey());
-                }
-            }
-            for (ConnectPoint cp : staleNotices) {
-                notices.remove(cp);
-                tracker.onCollector(cp, false, CongestionSource.EXPIRY, 0)
-                        .ifPresent(t -> out.add(t.toEvent(receivedNanos)));
-            }
-            touched.addAll(tracker.congestedPorts());
-            evaluateLoads(touched, receivedNanos, out);
         }
         expiredFlows.add(removed);
         out.forEach(this::post);
         return removed;
     }
 
+    // Caller holds stateLock.
+    private int expire(long receivedNanos, List<PlanckCongestionEvent> out) {
+        long cutoff = clock.millis() - flowIdleTimeoutMs;
+        List<FlowAtSwitch> idle = new ArrayList<>();
+        for (Map.Entry<FlowAtSwitch, FlowRecord> e : flows.entrySet()) {
+            if (e.getValue().updatedMillis() < cutoff) {
+                idle.add(e.getKey());
+            }
+        }
+        Set<ConnectPoint> touched = new HashSet<>();
+        for (FlowAtSwitch key : idle) {
+            flows.remove(key);
+            ledger.remove(key, touched);
+        }
+        List<ConnectPoint> staleNotices = new ArrayList<>();
+        for (Map.Entry<ConnectPoint, CollectorCongestion> e : notices.entrySet()) {
+            if (e.getValue().appliedMillis() < cutoff && ledger.flowCount(e.getKey()) == 0) {
+                staleNotices.add(e.getKey());
+            }
+        }
+        for (ConnectPoint cp : staleNotices) {
+            notices.remove(cp);
+            tracker.onCollector(cp, false, CongestionSource.EXPIRY, 0)
+                    .ifPresent(t -> out.add(t.toEvent(receivedNanos)));
+        }
+        touched.addAll(tracker.congestedPorts());
+        evaluateLoads(touched, receivedNanos, out);
+        return idle.size();
+    }
+
     // ---- replication from other nodes ----
 
+    // Replication events may arrive late or reordered, so both listeners re-read the map's current
+    // value for the key instead of trusting the event: applying the current value is idempotent.
     private void onFlowReplicaEvent(EventuallyConsistentMapEvent<FlowAtSwitch, FlowRecord> event) {
         synchronized (stateLock) {
+            if (writingLocally) {
+                return;
+            }
             Set<ConnectPoint> touched = new HashSet<>();
-            if (event.type() == EventuallyConsistentMapEvent.Type.PUT) {
-                ledger.place(event.key(), event.value().port(), event.value().bitsPerSec(), touched);
+            FlowRecord current = flows.get(event.key());
+            if (current != null) {
+                ledger.place(event.key(), current.port(), current.bitsPerSec(), touched);
             } else {
                 ledger.remove(event.key(), touched);
             }
-            // Congestion from the load view is evaluated by the periodic sweep for replicated updates.
+            // The load view of replicated updates is evaluated by the periodic sweep.
         }
     }
 
     private void onNoticeReplicaEvent(EventuallyConsistentMapEvent<ConnectPoint, CollectorCongestion> event) {
         Optional<PortCongestionTracker.Transition> t;
         synchronized (stateLock) {
-            boolean congested = event.type() == EventuallyConsistentMapEvent.Type.PUT;
-            double utilization = congested ? event.value().notice().utilization() : 0;
-            t = tracker.onCollector(event.key(), congested, CongestionSource.COLLECTOR, utilization);
+            if (writingLocally) {
+                return;
+            }
+            CollectorCongestion current = notices.get(event.key());
+            t = tracker.onCollector(event.key(), current != null, CongestionSource.COLLECTOR,
+                    current != null ? current.notice().utilization() : 0);
         }
         t.ifPresent(tr -> post(tr.toEvent(System.nanoTime())));
     }
