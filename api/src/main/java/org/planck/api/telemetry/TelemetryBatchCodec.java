@@ -3,6 +3,7 @@ package org.planck.api.telemetry;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -41,11 +42,14 @@ public final class TelemetryBatchCodec {
     static final String FLOW_RATE = "FLOW_RATE";
     static final String PORT_CONGESTION = "PORT_CONGESTION";
 
-    // Device ids repeat in every event; URI parsing each time would dominate decoding.
-    private static final int DEVICE_CACHE_MAX = 65_536;
+    // Device ids, host addresses and MACs repeat across events; parsing each again would dominate
+    // decoding. The caches stop growing when full, so hostile input cannot exhaust memory.
+    private static final int CACHE_MAX = 65_536;
 
     private final ObjectMapper mapper;
     private final Map<String, DeviceId> devices = new ConcurrentHashMap<>();
+    private final Map<String, IpAddress> ips = new ConcurrentHashMap<>();
+    private final Map<String, MacAddress> macs = new ConcurrentHashMap<>();
 
     /**
      * Creates a codec.
@@ -88,15 +92,11 @@ public final class TelemetryBatchCodec {
         if (json.length == 0) {
             throw new MalformedBatchException("empty body");
         }
-        JsonNode root;
-        try {
-            root = mapper.readTree(json);
-        } catch (JsonProcessingException e) {
-            throw new MalformedBatchException("malformed JSON: " + e.getOriginalMessage());
+        try (JsonParser p = mapper.getFactory().createParser(json)) {
+            return decode(p);
         } catch (IOException e) {
-            throw new MalformedBatchException("malformed JSON: " + e.getMessage());
+            throw new MalformedBatchException("malformed JSON: " + jsonProblem(e));
         }
-        return decode(root);
     }
 
     /**
@@ -107,188 +107,411 @@ public final class TelemetryBatchCodec {
      * @throws MalformedBatchException if the tree is not a valid v1 batch
      */
     public TelemetryBatch decode(JsonNode root) throws MalformedBatchException {
-        if (root == null || !root.isObject()) {
+        if (root == null) {
             throw new MalformedBatchException("batch must be a JSON object");
         }
-        JsonNode version = root.get("version");
-        if (version == null) {
+        try (JsonParser p = mapper.treeAsTokens(root)) {
+            return decode(p);
+        } catch (IOException e) {
+            throw new MalformedBatchException("malformed JSON: " + jsonProblem(e));
+        }
+    }
+
+    private static String jsonProblem(IOException e) {
+        return e instanceof JsonProcessingException ? ((JsonProcessingException) e).getOriginalMessage()
+                : e.getMessage();
+    }
+
+    // Streaming keeps decoding cheap (no tree); fields may come in any order, so each object's
+    // fields are collected first and validated once the object is complete.
+    private TelemetryBatch decode(JsonParser p) throws IOException, MalformedBatchException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw new MalformedBatchException("batch must be a JSON object");
+        }
+        Fields root = new Fields(ROOT_FIELDS.length);
+        List<TelemetryEvent> events = null;
+        MalformedBatchException eventError = null;
+        Fields ev = new Fields(EVENT_FIELDS.length);
+        Fields fl = new Fields(FLOW_FIELDS.length);
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.getCurrentName();
+            JsonToken t = p.nextToken();
+            if (EVENTS.equals(name)) {
+                root.kind[R_EVENTS] = t == JsonToken.START_ARRAY ? K_ARRAY : kindOf(t);
+                if (t != JsonToken.START_ARRAY) {
+                    p.skipChildren();
+                    continue;
+                }
+                events = new ArrayList<>();
+                int count = 0;
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    count++;
+                    if (eventError != null || count > TelemetryBatch.MAX_EVENTS) {
+                        p.skipChildren();
+                        continue;
+                    }
+                    try {
+                        events.add(event(p, count - 1, ev, fl));
+                    } catch (MalformedBatchException e) {
+                        // Reported only after the batch-level fields: a wrong version explains everything.
+                        eventError = e;
+                        p.skipChildren();
+                    }
+                }
+                if (count > TelemetryBatch.MAX_EVENTS && eventError == null) {
+                    eventError = new MalformedBatchException("events: " + count + " events, at most "
+                            + TelemetryBatch.MAX_EVENTS + " per batch");
+                }
+            } else {
+                root.read(ROOT_FIELDS, name, p, t);
+            }
+        }
+        if (p.nextToken() != null) {
+            throw new MalformedBatchException("malformed JSON: trailing content after the batch object");
+        }
+        if (root.kind[R_VERSION] == K_MISSING) {
             throw new MalformedBatchException("version: missing");
         }
-        if (!version.isIntegralNumber() || !version.canConvertToLong() || version.longValue() != TelemetryBatch.VERSION) {
-            throw new MalformedBatchException("version: unsupported " + version + " (this controller accepts "
-                    + TelemetryBatch.VERSION + ")");
+        if (root.kind[R_VERSION] != K_INT || root.longs[R_VERSION] != TelemetryBatch.VERSION) {
+            throw new MalformedBatchException("version: unsupported " + root.texts[R_VERSION]
+                    + " (this controller accepts " + TelemetryBatch.VERSION + ")");
         }
-        String collector = string(root, "collector", "");
+        String collector = root.string(R_COLLECTOR, ROOT_FIELDS, null, -1);
         if (collector.isEmpty()) {
             throw new MalformedBatchException("collector: must not be empty");
         }
-        long seq = integer(root, "seq", "", 0, Long.MAX_VALUE);
-        long sentUs = integer(root, "sentUs", "", Long.MIN_VALUE, Long.MAX_VALUE);
-        JsonNode events = root.get("events");
-        if (events == null) {
+        long seq = root.integer(R_SEQ, ROOT_FIELDS, null, -1, 0, Long.MAX_VALUE);
+        long sentUs = root.integer(R_SENT_US, ROOT_FIELDS, null, -1, Long.MIN_VALUE, Long.MAX_VALUE);
+        if (root.kind[R_EVENTS] == K_MISSING) {
             throw new MalformedBatchException("events: missing");
         }
-        if (!events.isArray()) {
+        if (root.kind[R_EVENTS] != K_ARRAY) {
             throw new MalformedBatchException("events: expected an array");
         }
-        if (events.size() > TelemetryBatch.MAX_EVENTS) {
-            throw new MalformedBatchException("events: " + events.size() + " events, at most "
-                    + TelemetryBatch.MAX_EVENTS + " per batch");
+        if (eventError != null) {
+            throw eventError;
         }
-        List<TelemetryEvent> decoded = new ArrayList<>(events.size());
-        for (int i = 0; i < events.size(); i++) {
-            decoded.add(event(events.get(i), "events[" + i + "]."));
-        }
-        return new TelemetryBatch(collector, seq, sentUs, decoded);
+        return new TelemetryBatch(collector, seq, sentUs, events);
     }
 
-    private TelemetryEvent event(JsonNode e, String at) throws MalformedBatchException {
-        if (!e.isObject()) {
-            throw new MalformedBatchException(at.substring(0, at.length() - 1) + ": expected an object");
+    private TelemetryEvent event(JsonParser p, int index, Fields ev, Fields fl)
+            throws IOException, MalformedBatchException {
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            throw new MalformedBatchException("events[" + index + "]: expected an object");
         }
-        String type = string(e, "type", at);
+        ev.clear();
+        fl.clear();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.getCurrentName();
+            JsonToken t = p.nextToken();
+            if (FLOW.equals(name)) {
+                ev.kind[E_FLOW] = t == JsonToken.START_OBJECT ? K_OBJECT : kindOf(t);
+                if (t == JsonToken.START_OBJECT) {
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String fname = p.getCurrentName();
+                        fl.read(FLOW_FIELDS, fname, p, p.nextToken());
+                    }
+                } else {
+                    p.skipChildren();
+                }
+            } else {
+                ev.read(EVENT_FIELDS, name, p, t);
+            }
+        }
+        String type = ev.string(E_TYPE, EVENT_FIELDS, "", index);
         switch (type) {
             case FLOW_RATE:
-                return flowRate(e, at);
+                return flowRate(ev, fl, index);
             case PORT_CONGESTION:
-                return congestion(e, at);
+                return congestion(ev, index);
             default:
-                throw new MalformedBatchException(at + "type: unknown event type \"" + type
+                throw new MalformedBatchException(at(index) + "type: unknown event type \"" + abbreviate(type)
                         + "\" (expected FLOW_RATE or PORT_CONGESTION)");
         }
     }
 
-    private FlowRateEvent flowRate(JsonNode e, String at) throws MalformedBatchException {
-        JsonNode f = e.get("flow");
-        if (f == null) {
-            throw new MalformedBatchException(at + "flow: missing");
+    private FlowRateEvent flowRate(Fields ev, Fields fl, int i) throws MalformedBatchException {
+        if (ev.kind[E_FLOW] == K_MISSING) {
+            throw new MalformedBatchException(at(i) + "flow: missing");
         }
-        if (!f.isObject()) {
-            throw new MalformedBatchException(at + "flow: expected an object");
+        if (ev.kind[E_FLOW] != K_OBJECT) {
+            throw new MalformedBatchException(at(i) + "flow: expected an object");
         }
-        String fat = at + "flow.";
-        IpAddress src = ip(f, "src", fat);
-        IpAddress dst = ip(f, "dst", fat);
+        IpAddress src = ip(fl, F_SRC, i);
+        IpAddress dst = ip(fl, F_DST, i);
         if (src.version() != dst.version()) {
-            throw new MalformedBatchException(fat + "dst: IP version differs from src");
+            throw new MalformedBatchException(at(i) + "flow.dst: IP version differs from src");
         }
-        int proto = (int) integer(f, "proto", fat, 0, 255);
-        int sport = (int) integer(f, "sport", fat, 0, 65535);
-        int dport = (int) integer(f, "dport", fat, 0, 65535);
-        ConnectPoint port = connectPoint(e, at);
-        MacAddress dstMac;
-        String mac = string(e, "dstMac", at);
-        try {
-            dstMac = MacAddress.valueOf(mac);
-        } catch (IllegalArgumentException ex) {
-            throw new MalformedBatchException(at + "dstMac: not a MAC address: \"" + mac + "\"");
+        int proto = (int) fl.integer(F_PROTO, FLOW_FIELDS, "flow.", i, 0, 255);
+        int sport = (int) fl.integer(F_SPORT, FLOW_FIELDS, "flow.", i, 0, 65535);
+        int dport = (int) fl.integer(F_DPORT, FLOW_FIELDS, "flow.", i, 0, 65535);
+        ConnectPoint port = connectPoint(ev, i);
+        String macText = ev.string(E_DST_MAC, EVENT_FIELDS, "", i);
+        MacAddress dstMac = macs.get(macText);
+        if (dstMac == null) {
+            try {
+                dstMac = MacAddress.valueOf(macText);
+            } catch (IllegalArgumentException ex) {
+                throw new MalformedBatchException(at(i) + "dstMac: not a MAC address: \"" + abbreviate(macText) + "\"");
+            }
+            remember(macs, macText, dstMac);
         }
-        double rate = number(e, "bytesPerSec", at, 0, MAX_BYTES_PER_SEC, false);
-        long samples = integer(e, "samples", at, 1, Long.MAX_VALUE);
-        long first = integer(e, "firstSampleUs", at, Long.MIN_VALUE, Long.MAX_VALUE);
-        long last = integer(e, "lastSampleUs", at, Long.MIN_VALUE, Long.MAX_VALUE);
+        double rate = ev.number(E_BYTES, EVENT_FIELDS, i, 0, MAX_BYTES_PER_SEC, false);
+        long samples = ev.integer(E_SAMPLES, EVENT_FIELDS, "", i, 1, Long.MAX_VALUE);
+        long first = ev.integer(E_FIRST, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
+        long last = ev.integer(E_LAST, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
         if (last < first) {
-            throw new MalformedBatchException(at + "lastSampleUs: earlier than firstSampleUs");
+            throw new MalformedBatchException(at(i) + "lastSampleUs: earlier than firstSampleUs");
         }
-        String est = string(e, "estimator", at);
+        String est = ev.string(E_ESTIMATOR, EVENT_FIELDS, "", i);
         RateEstimator estimator;
         try {
             estimator = RateEstimator.valueOf(est);
         } catch (IllegalArgumentException ex) {
-            throw new MalformedBatchException(at + "estimator: unknown estimator \"" + est
+            throw new MalformedBatchException(at(i) + "estimator: unknown estimator \"" + abbreviate(est)
                     + "\" (expected TCP_SEQ, TCP_ACK or SAMPLED_BYTES)");
         }
         return new FlowRateEvent(FlowKey.of(src, dst, proto, sport, dport), port, dstMac, rate, samples,
                 first, last, estimator);
     }
 
-    private PortCongestionNotice congestion(JsonNode e, String at) throws MalformedBatchException {
-        ConnectPoint port = connectPoint(e, at);
-        String st = string(e, "state", at);
+    private PortCongestionNotice congestion(Fields ev, int i) throws MalformedBatchException {
+        ConnectPoint port = connectPoint(ev, i);
+        String st = ev.string(E_STATE, EVENT_FIELDS, "", i);
         CongestionState state;
         try {
             state = CongestionState.valueOf(st);
         } catch (IllegalArgumentException ex) {
-            throw new MalformedBatchException(at + "state: unknown state \"" + st
+            throw new MalformedBatchException(at(i) + "state: unknown state \"" + abbreviate(st)
                     + "\" (expected CONGESTED or CLEARED)");
         }
-        double utilization = number(e, "utilization", at, 0, Double.MAX_VALUE, false);
-        double load = number(e, "loadBps", at, 0, Double.MAX_VALUE, false);
-        double capacity = number(e, "capacityBps", at, 0, Double.MAX_VALUE, true);
-        long sampleUs = integer(e, "sampleUs", at, Long.MIN_VALUE, Long.MAX_VALUE);
-        long timeUs = integer(e, "timeUs", at, Long.MIN_VALUE, Long.MAX_VALUE);
+        double utilization = ev.number(E_UTIL, EVENT_FIELDS, i, 0, Double.MAX_VALUE, false);
+        double load = ev.number(E_LOAD, EVENT_FIELDS, i, 0, Double.MAX_VALUE, false);
+        double capacity = ev.number(E_CAPACITY, EVENT_FIELDS, i, 0, Double.MAX_VALUE, true);
+        long sampleUs = ev.integer(E_SAMPLE_US, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
+        long timeUs = ev.integer(E_TIME_US, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
         return new PortCongestionNotice(port, state, utilization, load, capacity, sampleUs, timeUs);
     }
 
-    private ConnectPoint connectPoint(JsonNode e, String at) throws MalformedBatchException {
-        String sw = string(e, "switch", at);
+    private ConnectPoint connectPoint(Fields ev, int i) throws MalformedBatchException {
+        String sw = ev.string(E_SWITCH, EVENT_FIELDS, "", i);
         DeviceId device = devices.get(sw);
         if (device == null) {
             if (sw.isEmpty()) {
-                throw new MalformedBatchException(at + "switch: must not be empty");
+                throw new MalformedBatchException(at(i) + "switch: must not be empty");
             }
             try {
                 device = DeviceId.deviceId(sw);
             } catch (IllegalArgumentException ex) {
-                throw new MalformedBatchException(at + "switch: not a device id: \"" + abbreviate(sw) + "\"");
+                throw new MalformedBatchException(at(i) + "switch: not a device id: \"" + abbreviate(sw) + "\"");
             }
-            if (devices.size() < DEVICE_CACHE_MAX) {
-                devices.put(sw, device);
-            }
+            remember(devices, sw, device);
         }
-        long port = integer(e, "port", at, 0, 0xffffffffL);
+        long port = ev.integer(E_PORT, EVENT_FIELDS, "", i, 0, 0xffffffffL);
         return new ConnectPoint(device, PortNumber.portNumber(port));
     }
 
-    private static IpAddress ip(JsonNode o, String field, String at) throws MalformedBatchException {
-        String text = string(o, field, at);
-        try {
-            return IpAddress.valueOf(text);
-        } catch (IllegalArgumentException ex) {
-            throw new MalformedBatchException(at + field + ": not an IP address: \"" + abbreviate(text) + "\"");
+    private IpAddress ip(Fields fl, int field, int i) throws MalformedBatchException {
+        String text = fl.string(field, FLOW_FIELDS, "flow.", i);
+        IpAddress ip = ips.get(text);
+        if (ip == null) {
+            try {
+                ip = IpAddress.valueOf(text);
+            } catch (IllegalArgumentException ex) {
+                throw new MalformedBatchException(at(i) + "flow." + FLOW_FIELDS[field] + ": not an IP address: \""
+                        + abbreviate(text) + "\"");
+            }
+            remember(ips, text, ip);
+        }
+        return ip;
+    }
+
+    private static <V> void remember(Map<String, V> cache, String key, V value) {
+        if (cache.size() < CACHE_MAX) {
+            cache.put(key, value);
         }
     }
 
-    private static String string(JsonNode o, String field, String at) throws MalformedBatchException {
-        JsonNode v = o.get(field);
-        if (v == null) {
-            throw new MalformedBatchException(at + field + ": missing");
-        }
-        if (!v.isTextual()) {
-            throw new MalformedBatchException(at + field + ": expected a string");
-        }
-        return v.textValue();
+    private static String at(int index) {
+        return "events[" + index + "].";
     }
 
-    private static long integer(JsonNode o, String field, String at, long min, long max)
-            throws MalformedBatchException {
-        JsonNode v = o.get(field);
-        if (v == null) {
-            throw new MalformedBatchException(at + field + ": missing");
+    // ---- field tables ----
+
+    private static final String EVENTS = "events";
+    private static final String FLOW = "flow";
+
+    private static final String[] ROOT_FIELDS = {"version", "collector", "seq", "sentUs", EVENTS};
+    private static final int R_VERSION = 0;
+    private static final int R_COLLECTOR = 1;
+    private static final int R_SEQ = 2;
+    private static final int R_SENT_US = 3;
+    private static final int R_EVENTS = 4;
+
+    private static final String[] EVENT_FIELDS = {
+        "type", FLOW, "switch", "port", "dstMac", "bytesPerSec", "samples", "firstSampleUs", "lastSampleUs",
+        "estimator", "state", "utilization", "loadBps", "capacityBps", "sampleUs", "timeUs",
+    };
+    private static final int E_TYPE = 0;
+    private static final int E_FLOW = 1;
+    private static final int E_SWITCH = 2;
+    private static final int E_PORT = 3;
+    private static final int E_DST_MAC = 4;
+    private static final int E_BYTES = 5;
+    private static final int E_SAMPLES = 6;
+    private static final int E_FIRST = 7;
+    private static final int E_LAST = 8;
+    private static final int E_ESTIMATOR = 9;
+    private static final int E_STATE = 10;
+    private static final int E_UTIL = 11;
+    private static final int E_LOAD = 12;
+    private static final int E_CAPACITY = 13;
+    private static final int E_SAMPLE_US = 14;
+    private static final int E_TIME_US = 15;
+
+    private static final String[] FLOW_FIELDS = {"src", "dst", "proto", "sport", "dport"};
+    private static final int F_SRC = 0;
+    private static final int F_DST = 1;
+    private static final int F_PROTO = 2;
+    private static final int F_SPORT = 3;
+    private static final int F_DPORT = 4;
+
+    private static final byte K_MISSING = 0;
+    private static final byte K_INT = 1;
+    private static final byte K_FLOAT = 2;
+    private static final byte K_STRING = 3;
+    private static final byte K_OTHER = 4;
+    private static final byte K_BIG_INT = 5;
+    private static final byte K_OBJECT = 6;
+    private static final byte K_ARRAY = 7;
+
+    private static byte kindOf(JsonToken t) {
+        switch (t) {
+            case VALUE_NUMBER_INT:
+                return K_INT;
+            case VALUE_NUMBER_FLOAT:
+                return K_FLOAT;
+            case VALUE_STRING:
+                return K_STRING;
+            case START_OBJECT:
+                return K_OBJECT;
+            case START_ARRAY:
+                return K_ARRAY;
+            default:
+                return K_OTHER;
         }
-        if (!v.isIntegralNumber() || !v.canConvertToLong() || v.longValue() < min || v.longValue() > max) {
-            throw new MalformedBatchException(at + field + ": expected an integer" + range(min, max));
-        }
-        return v.longValue();
     }
 
-    private static double number(JsonNode o, String field, String at, double min, double max, boolean exclusiveMin)
-            throws MalformedBatchException {
-        JsonNode v = o.get(field);
-        if (v == null) {
-            throw new MalformedBatchException(at + field + ": missing");
+    private static int indexOf(String[] names, String name) {
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].equals(name)) {
+                return i;
+            }
         }
-        if (!v.isNumber()) {
-            throw new MalformedBatchException(at + field + ": expected a number");
+        return -1;
+    }
+
+    /** The scalar fields of one JSON object as read, validated once the object is complete. */
+    private static final class Fields {
+        final byte[] kind;
+        final long[] longs;
+        final double[] doubles;
+        final String[] texts;
+
+        Fields(int n) {
+            kind = new byte[n];
+            longs = new long[n];
+            doubles = new double[n];
+            texts = new String[n];
         }
-        double d = v.doubleValue();
-        boolean aboveMin = exclusiveMin ? d > min : d >= min;
-        if (!Double.isFinite(d) || !aboveMin || d > max) {
-            throw new MalformedBatchException(at + field + ": expected a finite number "
-                    + (exclusiveMin ? "> " : ">= ") + fmt(min)
-                    + (max < Double.MAX_VALUE ? " and <= " + fmt(max) : "") + ", got " + v);
+
+        void clear() {
+            java.util.Arrays.fill(kind, K_MISSING);
         }
-        return d;
+
+        void read(String[] names, String name, JsonParser p, JsonToken t) throws IOException {
+            int f = indexOf(names, name);
+            if (f < 0) {
+                p.skipChildren();
+                return;
+            }
+            byte k = kindOf(t);
+            switch (k) {
+                case K_INT:
+                    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                        k = K_BIG_INT;
+                        texts[f] = p.getText();
+                    } else {
+                        longs[f] = p.getLongValue();
+                        texts[f] = null;
+                    }
+                    doubles[f] = p.getDoubleValue();
+                    break;
+                case K_FLOAT:
+                    doubles[f] = p.getDoubleValue();
+                    texts[f] = p.getText();
+                    break;
+                case K_STRING:
+                    texts[f] = p.getText();
+                    break;
+                default:
+                    texts[f] = t == JsonToken.START_OBJECT ? "{...}" : t == JsonToken.START_ARRAY ? "[...]"
+                            : p.getText();
+                    p.skipChildren();
+                    break;
+            }
+            kind[f] = k;
+            if (k == K_STRING && f == R_VERSION && names == ROOT_FIELDS) {
+                texts[f] = "\"" + abbreviate(texts[f]) + "\"";
+            } else if (k == K_INT && f == R_VERSION && names == ROOT_FIELDS) {
+                texts[f] = Long.toString(longs[f]);
+            }
+        }
+
+        private static String where(String[] names, String prefix, int index, int f) {
+            return (index < 0 ? "" : at(index)) + (prefix == null ? "" : prefix) + names[f];
+        }
+
+        String string(int f, String[] names, String prefix, int index) throws MalformedBatchException {
+            if (kind[f] == K_MISSING) {
+                throw new MalformedBatchException(where(names, prefix, index, f) + ": missing");
+            }
+            if (kind[f] != K_STRING) {
+                throw new MalformedBatchException(where(names, prefix, index, f) + ": expected a string");
+            }
+            return texts[f];
+        }
+
+        long integer(int f, String[] names, String prefix, int index, long min, long max)
+                throws MalformedBatchException {
+            if (kind[f] == K_MISSING) {
+                throw new MalformedBatchException(where(names, prefix, index, f) + ": missing");
+            }
+            if (kind[f] != K_INT || longs[f] < min || longs[f] > max) {
+                throw new MalformedBatchException(where(names, prefix, index, f) + ": expected an integer"
+                        + range(min, max));
+            }
+            return longs[f];
+        }
+
+        double number(int f, String[] names, int index, double min, double max, boolean exclusiveMin)
+                throws MalformedBatchException {
+            if (kind[f] == K_MISSING) {
+                throw new MalformedBatchException(where(names, "", index, f) + ": missing");
+            }
+            if (kind[f] != K_INT && kind[f] != K_FLOAT && kind[f] != K_BIG_INT) {
+                throw new MalformedBatchException(where(names, "", index, f) + ": expected a number");
+            }
+            double d = doubles[f];
+            boolean aboveMin = exclusiveMin ? d > min : d >= min;
+            if (!Double.isFinite(d) || !aboveMin || d > max) {
+                throw new MalformedBatchException(where(names, "", index, f) + ": expected a finite number "
+                        + (exclusiveMin ? "> " : ">= ") + fmt(min)
+                        + (max < Double.MAX_VALUE ? " and <= " + fmt(max) : "") + ", got "
+                        + (kind[f] == K_INT ? Long.toString(longs[f]) : texts[f]));
+            }
+            return d;
+        }
     }
 
     private static String range(long min, long max) {
