@@ -1,6 +1,10 @@
 package org.planck.web;
 
 import org.onlab.rest.AbstractWebApplication;
+import org.planck.web.telemetry.FlowsResource;
+import org.planck.web.telemetry.MetricsResource;
+import org.planck.web.telemetry.PortsResource;
+import org.planck.web.telemetry.TelemetryEventsResource;
 
 import java.util.Set;
 
@@ -10,6 +14,10 @@ import java.util.Set;
 public class PlanckWebApplication extends AbstractWebApplication {
     @Override
     public Set<Class<?>> getClasses() {
-        return getClasses(ProtocolVersionResource.class);
+        return getClasses(ProtocolVersionResource.class,
+                TelemetryEventsResource.class,
+                FlowsResource.class,
+                PortsResource.class,
+                MetricsResource.class);
     }
 }
