@@ -149,9 +149,10 @@ public final class PlanckMetrics {
                     .addMetric(Collections.singletonList("CLEARED"), cleared.sum()));
 
             List<String> labels = Arrays.asList("device", "port");
-            GaugeMetricFamily load = new GaugeMetricFamily("planck_port_load_bits_per_second",
+            // Prometheus' base unit is bytes, so the bit rates of the load view are exported / 8.
+            GaugeMetricFamily load = new GaugeMetricFamily("planck_port_load_bytes_per_second",
                     "Sum of the rates of the flows placed on a port", labels);
-            GaugeMetricFamily capacity = new GaugeMetricFamily("planck_port_capacity_bits_per_second",
+            GaugeMetricFamily capacity = new GaugeMetricFamily("planck_port_capacity_bytes_per_second",
                     "Port capacity (0 if unknown)", labels);
             GaugeMetricFamily utilization = new GaugeMetricFamily("planck_port_utilization_ratio",
                     "Port load over capacity (0 if the capacity is unknown)", labels);
@@ -161,8 +162,8 @@ public final class PlanckMetrics {
             for (PortLoad l : portLoads.get()) {
                 ConnectPoint cp = l.port();
                 List<String> values = Arrays.asList(cp.deviceId().toString(), Long.toString(cp.port().toLong()));
-                load.addMetric(values, l.loadBps());
-                capacity.addMetric(values, l.capacityBps());
+                load.addMetric(values, l.loadBps() / 8.0);
+                capacity.addMetric(values, l.capacityBps() / 8.0);
                 utilization.addMetric(values, l.utilization());
                 congestedPort.addMetric(values, l.congested() ? 1 : 0);
                 congestedPorts += l.congested() ? 1 : 0;

@@ -43,6 +43,19 @@ public final class TelemetryFixtures {
         return m;
     }
 
+    /** Activates a reroute log with synchronous event delivery. */
+    public static RerouteManager rerouteManager() {
+        RerouteManager m = new RerouteManager();
+        NetTestTools.injectEventDispatcher(m, new SyncEventDelivery());
+        m.activate();
+        return m;
+    }
+
+    /** Deactivates a manager made by {@link #manager}. */
+    public static void stop(TelemetryStateManager m) {
+        m.deactivate();
+    }
+
     public static FlowKey flow(int i) {
         return FlowKey.of(IpAddress.valueOf(0x0a000000 | (i >>> 16 & 0xff) << 8 | 1),
                 IpAddress.valueOf(0x0a010000 | (i & 0xffff)), 6, 10000 + (i % 50000), 5201);
