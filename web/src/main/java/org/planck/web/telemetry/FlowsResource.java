@@ -8,6 +8,7 @@ import org.onosproject.net.Host;
 import org.onosproject.net.HostId;
 import org.onosproject.net.host.HostService;
 import org.onosproject.rest.AbstractWebResource;
+import org.planck.api.telemetry.FlowFilter;
 import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.FlowStateService;
 import org.planck.api.telemetry.PortLoadService;
@@ -19,9 +20,7 @@ import javax.ws.rs.Produces;
 import javax.ws.rs.QueryParam;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
@@ -91,20 +90,7 @@ public class FlowsResource extends AbstractWebResource {
             }
         }
         Set<ConnectPoint> congestedPorts = portLoads.congestedPorts();
-        List<FlowRecord> selected = new ArrayList<>();
-        for (FlowRecord r : records) {
-            if (hostIps != null && !hostIps.contains(r.flow().src()) && !hostIps.contains(r.flow().dst())) {
-                continue;
-            }
-            if (Boolean.TRUE.equals(congested) && !congestedPorts.contains(r.port())) {
-                continue;
-            }
-            if (Boolean.FALSE.equals(congested) && congestedPorts.contains(r.port())) {
-                continue;
-            }
-            selected.add(r);
-        }
-        selected.sort(Comparator.comparingDouble(FlowRecord::bytesPerSec).reversed());
+        List<FlowRecord> selected = new FlowFilter(hostIps, congested).select(records, congestedPorts);
         ObjectNode root = mapper().createObjectNode();
         root.put("total", selected.size());
         ArrayNode flows = root.putArray("flows");
