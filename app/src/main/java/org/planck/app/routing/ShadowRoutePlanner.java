@@ -1,0 +1,344 @@
+package org.planck.app.routing;
+
+import org.onlab.packet.MacAddress;
+import org.onosproject.net.DeviceId;
+import org.planck.api.fabric.FabricGraph;
+import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FabricLink;
+import org.planck.api.fabric.PathChoice;
+import org.planck.api.fabric.PlannedRule;
+import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.fabric.RoutingUpdate;
+import org.planck.api.fabric.ShadowMacAllocator;
+import org.planck.api.fabric.ShadowPathId;
+import org.planck.api.fabric.ShadowTree;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * Plans shadow-MAC routing over a {@link FabricGraph}: up to k diverse trees toward every host
+ * (see {@link ShadowTreeBuilder}), one shadow MAC per (host, index) from the allocator, and the
+ * rules that realise them:
+ * <ul>
+ *     <li>every non-root tree member: {@code eth_dst == shadow(H,i) -> output next link};</li>
+ *     <li>H's edge: {@code eth_dst == shadow(H,i) -> set eth_dst = H, output H's port} and
+ *     {@code eth_dst == H -> output H's port} (same-edge traffic);</li>
+ *     <li>every source host S on another edge: {@code eth_src == S, eth_dst == H -> set eth_dst =
+ *     shadow(H,i), output first hop}, with i the {@link PathChoice} among the trees reaching S.</li>
+ * </ul>
+ * Not thread-safe (it drives the allocator); callers serialise planning.
+ */
+public final class ShadowRoutePlanner {
+    /** Default extra cost, in hops, of reusing a link already used by a tree of the same host. */
+    public static final int DEFAULT_LINK_SHARING_PENALTY = 2;
+
+    private final ShadowMacAllocator allocator;
+    private final int pathsPerDestination;
+    private final int linkSharingPenalty;
+
+    /**
+     * A planner with the default link-sharing penalty.
+     *
+     * @param allocator           shadow MAC allocator
+     * @param pathsPerDestination k, the number of shadow paths wanted per host, 1 or more
+     */
+    public ShadowRoutePlanner(ShadowMacAllocator allocator, int pathsPerDestination) {
+        this(allocator, pathsPerDestination, DEFAULT_LINK_SHARING_PENALTY);
+    }
+
+    /**
+     * A planner.
+     *
+     * @param allocator           shadow MAC allocator
+     * @param pathsPerDestination k, the number of shadow paths wanted per host, 1 or more
+     * @param linkSharingPenalty  extra cost in hops of each earlier tree of the same host on a link
+     */
+    public ShadowRoutePlanner(ShadowMacAllocator allocator, int pathsPerDestination, int linkSharingPenalty) {
+        this.allocator = checkNotNull(allocator, "allocator");
+        checkArgument(pathsPerDestination >= 1, "paths per destination must be at least 1: %s",
+                      pathsPerDestination);
+        checkArgument(linkSharingPenalty >= 0, "link sharing penalty must be non-negative: %s",
+                      linkSharingPenalty);
+        this.pathsPerDestination = pathsPerDestination;
+        this.linkSharingPenalty = linkSharingPenalty;
+    }
+
+    public int pathsPerDestination() {
+        return pathsPerDestination;
+    }
+
+    /**
+     * Plans routing from scratch.
+     *
+     * @param graph fabric
+     * @return plan with trees and rules
+     * @throws org.planck.api.fabric.ShadowMacPoolExhaustedException if the MAC pool runs out
+     */
+    public RoutingPlan plan(FabricGraph graph) {
+        ShadowTreeBuilder builder = new ShadowTreeBuilder(graph, linkSharingPenalty);
+        List<ShadowTree> trees = new ArrayList<>();
+        for (FabricHost h : graph.hosts()) {
+            trees.addAll(materialise(builder, h, pathsPerDestination, List.of()));
+        }
+        return RoutingPlan.of(graph, trees, emitRules(graph, trees));
+    }
+
+    /**
+     * Re-plans after the graph changed, rebuilding only the trees that need it: a tree is kept if
+     * all its links still exist and it reaches every source that can still reach its host, trimmed
+     * if it reaches sources that left, and rebuilt (same index and shadow MAC, diverse from the
+     * kept trees) if it lost a link or switch, misses a source, or its host moved. Hosts with
+     * fewer than k trees get another attempt. Vanished hosts' MACs are released.
+     *
+     * @param previous the plan in force
+     * @param graph    the changed fabric
+     * @return the new plan and the changes
+     */
+    public RoutingUpdate replan(RoutingPlan previous, FabricGraph graph) {
+        ShadowTreeBuilder builder = new ShadowTreeBuilder(graph, linkSharingPenalty);
+        FabricGraph before = previous.graph();
+        List<ShadowTree> trees = new ArrayList<>();
+        Set<ShadowPathId> changed = new HashSet<>();
+        Set<ShadowPathId> removed = new HashSet<>();
+        Set<MacAddress> affected = new HashSet<>();
+
+        for (FabricHost old : before.hosts()) {
+            if (graph.host(old.mac()).isEmpty()) {
+                affected.add(old.mac());
+                for (ShadowTree t : previous.trees(old.mac())) {
+                    changed.add(t.id());
+                    removed.add(t.id());
+                }
+                allocator.release(old.mac());
+            }
+        }
+        for (FabricHost h : graph.hosts()) {
+            Optional<FabricHost> old = before.host(h.mac());
+            List<ShadowTree> oldTrees = previous.trees(h.mac());
+            List<ShadowTree> kept = new ArrayList<>();
+            if (old.isPresent() && old.get().location().equals(h.location())) {
+                Set<DeviceId> reachable = new HashSet<>(builder.reachableSources(h));
+                for (ShadowTree t : oldTrees) {
+                    Optional<ShadowTree> k = keep(t, h, graph, reachable);
+                    if (k.isPresent()) {
+                        kept.add(k.get());
+                        if (!k.get().equals(t)) {
+                            changed.add(t.id());
+                        }
+                    }
+                }
+            }
+            if (old.isEmpty() || !old.get().equals(h)) {
+                affected.add(h.mac());
+            }
+            List<ShadowTree> fresh = kept.size() < pathsPerDestination
+                    ? materialise(builder, h, pathsPerDestination - kept.size(), kept) : List.of();
+            Set<ShadowPathId> now = new HashSet<>();
+            for (ShadowTree t : kept) {
+                now.add(t.id());
+            }
+            for (ShadowTree t : fresh) {
+                now.add(t.id());
+                changed.add(t.id());
+            }
+            for (ShadowTree t : oldTrees) {
+                if (!now.contains(t.id())) {
+                    changed.add(t.id());
+                    removed.add(t.id());
+                }
+            }
+            if (!fresh.isEmpty() || kept.size() != oldTrees.size() || changedAny(oldTrees, changed)) {
+                affected.add(h.mac());
+            }
+            trees.addAll(kept);
+            trees.addAll(fresh);
+        }
+        RoutingPlan plan = RoutingPlan.of(graph, trees, emitRules(graph, trees));
+        return diff(previous, plan, changed, removed, affected);
+    }
+
+    private static boolean changedAny(List<ShadowTree> trees, Set<ShadowPathId> changed) {
+        for (ShadowTree t : trees) {
+            if (changed.contains(t.id())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The tree as it can stay in the new graph (possibly trimmed), or empty if it must be rebuilt. */
+    private static Optional<ShadowTree> keep(ShadowTree t, FabricHost host, FabricGraph graph,
+                                             Set<DeviceId> reachable) {
+        if (!t.sources().containsAll(reachable)) {
+            return Optional.empty();
+        }
+        Map<DeviceId, FabricLink> links = new HashMap<>();
+        for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
+            Optional<FabricLink> now = graph.link(e.getValue().src());
+            if (now.isEmpty() || !now.get().dst().equals(e.getValue().dst())) {
+                return Optional.empty();
+            }
+            links.put(e.getKey(), now.get());
+        }
+        if (t.sources().equals(reachable)) {
+            return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, links, t.sources()));
+        }
+        // Sources left: keep only the branches that still carry one.
+        Map<DeviceId, FabricLink> trimmed = new HashMap<>();
+        for (DeviceId s : reachable) {
+            DeviceId at = s;
+            while (!at.equals(host.edge()) && !trimmed.containsKey(at)) {
+                FabricLink l = links.get(at);
+                trimmed.put(at, l);
+                at = l.dstDevice();
+            }
+        }
+        return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, trimmed, reachable));
+    }
+
+    private List<ShadowTree> materialise(ShadowTreeBuilder builder, FabricHost host, int wanted,
+                                         List<ShadowTree> kept) {
+        List<ShadowTreeBuilder.TreeShape> shapes = builder.build(host, wanted, kept);
+        Set<Integer> taken = new HashSet<>();
+        for (ShadowTree t : kept) {
+            taken.add(t.index());
+        }
+        List<ShadowTree> out = new ArrayList<>(shapes.size());
+        int index = 0;
+        for (ShadowTreeBuilder.TreeShape s : shapes) {
+            while (taken.contains(index)) {
+                index++;
+            }
+            ShadowPathId id = ShadowPathId.of(host.mac(), index);
+            MacAddress mac = allocator.allocate(host.mac(), index);
+            out.add(ShadowTree.of(id, mac, host, builder.nextLinks(s), builder.sources(s)));
+            taken.add(index);
+        }
+        return out;
+    }
+
+    /**
+     * The rules realising a set of trees over a graph.
+     *
+     * @param graph fabric
+     * @param trees trees toward its hosts
+     * @return rules per switch
+     */
+    static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees) {
+        // Per-switch lists by dense index: DeviceId hashes collide in java.util hash maps.
+        int n = graph.switches().size();
+        List<List<PlannedRule>> rules = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            rules.add(new ArrayList<>());
+        }
+        Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
+        for (ShadowTree t : trees) {
+            byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(t);
+            for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
+                rules.get(graph.index(e.getKey())).add(
+                        PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(), e.getValue().srcPort()));
+            }
+            rules.get(graph.index(t.root())).add(PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
+        }
+        List<Integer> edges = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (!graph.hostsAt(graph.switches().get(i)).isEmpty()) {
+                edges.add(i);
+            }
+        }
+        ShadowTree[] usable = new ShadowTree[0];
+        for (FabricHost h : graph.hosts()) {
+            int hostEdge = graph.index(h.edge());
+            rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
+            List<ShadowTree> toH = byDst.get(h.mac());
+            if (toH == null) {
+                continue;
+            }
+            toH.sort((a, b) -> Integer.compare(a.index(), b.index()));
+            if (usable.length < toH.size()) {
+                usable = new ShadowTree[toH.size()];
+            }
+            for (int e : edges) {
+                if (e == hostEdge) {
+                    continue;
+                }
+                DeviceId edge = graph.switches().get(e);
+                int count = 0;
+                for (ShadowTree t : toH) {
+                    if (t.sources().contains(edge)) {
+                        usable[count++] = t;
+                    }
+                }
+                if (count == 0) {
+                    continue;
+                }
+                List<PlannedRule> at = rules.get(e);
+                for (FabricHost s : graph.hostsAt(e)) {
+                    ShadowTree t = usable[PathChoice.choose(s.mac(), h.mac(), count)];
+                    at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), t.id(), t.shadowMac(),
+                                                       t.outPort(edge).orElseThrow()));
+                }
+            }
+        }
+        Map<DeviceId, List<PlannedRule>> byDevice = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            if (!rules.get(i).isEmpty()) {
+                byDevice.put(graph.switches().get(i), rules.get(i));
+            }
+        }
+        return byDevice;
+    }
+
+    /** Rule changes between two plans, looking only at rules that concern affected hosts. */
+    private static RoutingUpdate diff(RoutingPlan previous, RoutingPlan plan, Set<ShadowPathId> changed,
+                                      Set<ShadowPathId> removed, Set<MacAddress> affected) {
+        Set<PlannedRule> oldRules = new HashSet<>();
+        for (List<PlannedRule> l : previous.rulesByDevice().values()) {
+            for (PlannedRule r : l) {
+                if (concerns(r, affected)) {
+                    oldRules.add(r);
+                }
+            }
+        }
+        List<PlannedRule> add = new ArrayList<>();
+        Set<List<Object>> newMatches = new HashSet<>();
+        for (List<PlannedRule> l : plan.rulesByDevice().values()) {
+            for (PlannedRule r : l) {
+                if (concerns(r, affected)) {
+                    newMatches.add(r.matchKey());
+                    if (!oldRules.contains(r)) {
+                        add.add(r);
+                    }
+                }
+            }
+        }
+        List<PlannedRule> remove = new ArrayList<>();
+        for (PlannedRule r : oldRules) {
+            if (!newMatches.contains(r.matchKey())) {
+                remove.add(r);
+            }
+        }
+        return RoutingUpdate.of(previous, plan, changed, removed, affected, add, remove);
+    }
+
+    private static boolean concerns(PlannedRule r, Set<MacAddress> hosts) {
+        if (r.path().isPresent() && hosts.contains(r.path().get().destination())) {
+            return true;
+        }
+        if (hosts.contains(r.ethDst())) {
+            return true;
+        }
+        return r.ethSrc().isPresent() && hosts.contains(r.ethSrc().get());
+    }
+}
