@@ -1,6 +1,10 @@
 package org.planck.web;
 
 import org.onlab.rest.AbstractWebApplication;
+import org.planck.web.telemetry.FlowsResource;
+import org.planck.web.telemetry.MetricsResource;
+import org.planck.web.telemetry.PortsResource;
+import org.planck.web.telemetry.TelemetryEventsResource;
 
 import java.util.Set;
 
@@ -14,6 +18,10 @@ public class PlanckWebApplication extends AbstractWebApplication {
                 ConfigResource.class,
                 ShadowPathResource.class,
                 MirrorResource.class,
-                CollectorResource.class);
+                CollectorResource.class,
+                TelemetryEventsResource.class,
+                FlowsResource.class,
+                PortsResource.class,
+                MetricsResource.class);
     }
 }
