@@ -9,9 +9,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalDouble;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -46,7 +44,8 @@ public final class CongestionRerouter {
     private double threshold;
     private long dampingNanos;
     private final BitSet congested = new BitSet();
-    private final Map<FlowKey, Long> lastMoved = new HashMap<>();
+    /** Scratch result of {@link #bestSlot}. */
+    private double bestWorst;
 
     /**
      * A rerouter.
@@ -123,7 +122,11 @@ public final class CongestionRerouter {
      * @param nowNanos  time of the move
      */
     public void noteMoved(FlowKey flow, long nowNanos) {
-        lastMoved.put(flow, nowNanos);
+        FabricLoad.PlacedFlow f = load.placed(flow);
+        if (f != null) {
+            f.moved = true;
+            f.movedAt = nowNanos;
+        }
     }
 
     /**
@@ -132,7 +135,10 @@ public final class CongestionRerouter {
      * @param flow the flow
      */
     public void forget(FlowKey flow) {
-        lastMoved.remove(flow);
+        FabricLoad.PlacedFlow f = load.placed(flow);
+        if (f != null) {
+            f.moved = false;
+        }
     }
 
     /**
@@ -168,34 +174,38 @@ public final class CongestionRerouter {
             if (current <= limit) {
                 break;
             }
-            Long last = lastMoved.get(f.key);
-            if (last != null && nowNanos - last < dampingNanos) {
+            if (f.moved && nowNanos - f.movedAt < dampingNanos) {
                 continue;
             }
             FlowPlacement at = f.placement;
             if (at.rateBytesPerSec() <= 0) {
                 continue;
             }
-            FlowMove move = bestMove(f, p);
-            if (move == null) {
+            int slot = bestSlot(f, p);
+            if (slot < 0) {
                 continue;
             }
-            load.place(f.key, move.to());
-            lastMoved.put(f.key, nowNanos);
+            FlowMove move = FlowMove.of(f.key, at, f.choices.indices[slot], bestWorst);
+            load.moveTo(f, slot);
+            f.moved = true;
+            f.movedAt = nowNanos;
             current -= at.rateBytesPerSec();
             moves.add(move);
         }
         return moves;
     }
 
-    /** The alternative minimising the maximum utilisation along its path, or null. */
-    private FlowMove bestMove(FabricLoad.PlacedFlow f, int congestedPort) {
+    /**
+     * The slot of the alternative minimising the maximum utilisation along its path, or -1;
+     * its maximum utilisation is left in {@link #bestWorst}.
+     */
+    private int bestSlot(FabricLoad.PlacedFlow f, int congestedPort) {
         FlowPlacement at = f.placement;
         int[] cur = f.path;
         double rate = at.rateBytesPerSec();
         FabricLoad.RouteChoices choices = f.choices;
-        int bestIndex = -1;
-        double bestWorst = Double.POSITIVE_INFINITY;
+        int bestSlot = -1;
+        bestWorst = Double.POSITIVE_INFINITY;
         double bestWorstAdded = Double.POSITIVE_INFINITY;
         for (int c = 0; c < choices.indices.length; c++) {
             int index = choices.indices[c];
@@ -228,10 +238,10 @@ public final class CongestionRerouter {
             if (ok && (worst < bestWorst || (worst == bestWorst && worstAdded < bestWorstAdded))) {
                 bestWorst = worst;
                 bestWorstAdded = worstAdded;
-                bestIndex = index;
+                bestSlot = c;
             }
         }
-        return bestIndex < 0 ? null : FlowMove.of(f.key, at, bestIndex, bestWorst);
+        return bestSlot;
     }
 
     private static boolean contains(int[] path, int port) {

@@ -48,6 +48,9 @@ public final class FabricLoad {
         FlowPlacement placement;
         int[] path;
         RouteChoices choices;
+        /** When TE last moved the flow (monotonic nanos), if {@link #moved}. */
+        long movedAt;
+        boolean moved;
 
         PlacedFlow(FlowKey key, FlowPlacement placement, int[] path, RouteChoices choices) {
             this.key = key;
@@ -207,6 +210,27 @@ public final class FabricLoad {
         return true;
     }
 
+    /** Moves a placed flow to its alternative in slot {@code slot} of its route choices. */
+    void moveTo(PlacedFlow f, int slot) {
+        unload(f);
+        f.placement = f.placement.withPathIndex(f.choices.indices[slot]);
+        f.path = f.choices.paths[slot];
+        double rate = f.placement.rateBytesPerSec();
+        for (int p : f.path) {
+            load[p] += rate;
+            Set<PlacedFlow> on = flowsOnPort.get(p);
+            if (on == null) {
+                on = new HashSet<>();
+                flowsOnPort.set(p, on);
+            }
+            on.add(f);
+        }
+    }
+
+    PlacedFlow placed(FlowKey flow) {
+        return flows.get(flow);
+    }
+
     private void unload(PlacedFlow f) {
         for (int p : f.path) {
             load[p] = Math.max(0, load[p] - f.placement.rateBytesPerSec());
@@ -227,15 +251,19 @@ public final class FabricLoad {
      * @return the dropped flows and their old placements
      */
     public Map<FlowKey, FlowPlacement> rebase(RoutingPlan newPlan) {
-        Map<FlowKey, FlowPlacement> old = placements();
+        List<PlacedFlow> old = new ArrayList<>(flows.values());
         flows.clear();
         index(checkNotNull(newPlan, "newPlan"));
         Map<FlowKey, FlowPlacement> dropped = new HashMap<>();
-        for (Map.Entry<FlowKey, FlowPlacement> e : old.entrySet()) {
+        for (PlacedFlow f : old) {
             try {
-                place(e.getKey(), e.getValue());
+                place(f.key, f.placement);
+                // Damping state survives re-planning.
+                PlacedFlow now = flows.get(f.key);
+                now.moved = f.moved;
+                now.movedAt = f.movedAt;
             } catch (IllegalArgumentException ex) {
-                dropped.put(e.getKey(), e.getValue());
+                dropped.put(f.key, f.placement);
             }
         }
         return dropped;
