@@ -99,7 +99,8 @@ public final class ShadowRoutePlanner {
      * all its links still exist and it reaches every source that can still reach its host, trimmed
      * if it reaches sources that left, and rebuilt (same index and shadow MAC, diverse from the
      * kept trees) if it lost a link or switch, misses a source, or its host moved. Hosts with
-     * fewer than k trees get another attempt. Vanished hosts' MACs are released.
+     * fewer than k trees get another attempt; if k was lowered, the highest indices are dropped
+     * (their MACs stay allocated to the host). Vanished hosts' MACs are released.
      *
      * @param previous the plan in force
      * @param graph    the changed fabric
@@ -138,6 +139,11 @@ public final class ShadowRoutePlanner {
                         }
                     }
                 }
+            }
+            if (kept.size() > pathsPerDestination) {
+                // k was lowered: the highest indices go.
+                kept.sort((a, b) -> Integer.compare(a.index(), b.index()));
+                kept.subList(pathsPerDestination, kept.size()).clear();
             }
             if (old.isEmpty() || !old.get().equals(h)) {
                 affected.add(h.mac());

@@ -252,4 +252,27 @@ public class RoutingReplanTest {
         GeneralTopologyRoutingTest.walkAll(grown, u.plan());
         assertDiffTransforms(u);
     }
+
+    @Test
+    public void changingPathsPerDestinationAddsOrDropsHighIndices() {
+        RoutingPlan four = planner.plan(fabric.graph());
+        RoutingUpdate two = new ShadowRoutePlanner(allocator, 2).replan(four, fabric.graph());
+        for (FabricHost h : fabric.graph().hosts()) {
+            List<ShadowTree> trees = two.plan().trees(h.mac());
+            assertEquals(2, trees.size());
+            assertEquals(four.trees(h.mac()).subList(0, 2), trees);
+        }
+        assertEquals(16 * 2, two.removedPaths().size());
+        GeneralTopologyRoutingTest.walkAll(fabric.graph(), two.plan());
+        assertDiffTransforms(two);
+        RoutingUpdate back = planner.replan(two.plan(), fabric.graph());
+        for (FabricHost h : fabric.graph().hosts()) {
+            assertEquals(4, back.plan().trees(h.mac()).size());
+            // Indices 2 and 3 get their old MACs back.
+            for (ShadowTree t : back.plan().trees(h.mac())) {
+                assertEquals(four.tree(t.id()).get().shadowMac(), t.shadowMac());
+            }
+        }
+        assertDiffTransforms(back);
+    }
 }
