@@ -246,9 +246,16 @@ public class RoutingReplanTest {
             for (ShadowTree t : u.plan().trees(h.mac())) {
                 if (!h.edge().equals(Fabrics.sw(9))) {
                     assertTrue(t.sources().contains(Fabrics.sw(9)));
+                    // Grafted, not rebuilt: every existing hop stays, the new switch is added.
+                    ShadowTree old = before.tree(t.id()).get();
+                    for (Map.Entry<org.onosproject.net.DeviceId, FabricLink> e : old.nextLinks().entrySet()) {
+                        assertEquals(e.getValue(), t.nextLinks().get(e.getKey()));
+                    }
+                    assertEquals(old.nextLinks().size() + 1, t.nextLinks().size());
                 }
             }
         }
+        assertTrue("grafting only adds rules", u.rulesToRemove().isEmpty());
         GeneralTopologyRoutingTest.walkAll(grown, u.plan());
         assertDiffTransforms(u);
     }
