@@ -12,8 +12,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.planck.api.fabric.FabricGraph;
+import org.planck.api.fabric.FabricLink;
 import org.planck.api.fabric.ForwardingMap;
 import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.fabric.RoutingUpdate;
 import org.planck.app.routing.FatTreeFabric;
 import org.planck.app.routing.InMemoryShadowMacAllocator;
 import org.planck.app.routing.ShadowRoutePlanner;
@@ -42,6 +44,9 @@ public class RoutingPlanBenchmark {
     public int pathsPerDestination;
 
     private FabricGraph graph;
+    private FabricGraph withoutCoreLink;
+    private ShadowRoutePlanner replanner;
+    private RoutingPlan inForce;
 
     @Setup
     public void buildFabric() {
@@ -50,6 +55,10 @@ public class RoutingPlanBenchmark {
         if (check.trees().size() != graph.hosts().size() * pathsPerDestination) {
             throw new IllegalStateException("unexpected plan " + check);
         }
+        FabricLink coreLink = graph.egressLinks(FatTreeFabric.coreId(0)).get(0);
+        withoutCoreLink = graph.toBuilder().removeBidirectionalLink(coreLink).build();
+        replanner = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), pathsPerDestination);
+        inForce = replanner.plan(graph);
     }
 
     private RoutingPlan plan() {
@@ -60,6 +69,12 @@ public class RoutingPlanBenchmark {
     @Benchmark
     public RoutingPlan planAllShadowPaths() {
         return plan();
+    }
+
+    /** Re-planning after one core link fails: affected trees rebuilt, rule diff computed. */
+    @Benchmark
+    public RoutingUpdate replanAfterCoreLinkFailure() {
+        return replanner.replan(inForce, withoutCoreLink);
     }
 
     /** Trees, MACs, rules and the collectors' forwarding map. */

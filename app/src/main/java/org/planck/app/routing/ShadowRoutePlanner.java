@@ -1,5 +1,7 @@
 package org.planck.app.routing;
 
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.DeviceId;
 import org.planck.api.fabric.FabricGraph;
@@ -9,11 +11,13 @@ import org.planck.api.fabric.PathChoice;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.RoutingUpdate;
+import org.planck.api.fabric.RuleKind;
 import org.planck.api.fabric.ShadowMacAllocator;
 import org.planck.api.fabric.ShadowPathId;
 import org.planck.api.fabric.ShadowTree;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -113,6 +117,7 @@ public final class ShadowRoutePlanner {
         Set<ShadowPathId> changed = new HashSet<>();
         Set<ShadowPathId> removed = new HashSet<>();
         Set<MacAddress> affected = new HashSet<>();
+        Map<Integer, Set<DeviceId>> reachableByRoot = new HashMap<>();
 
         for (FabricHost old : before.hosts()) {
             if (graph.host(old.mac()).isEmpty()) {
@@ -129,7 +134,9 @@ public final class ShadowRoutePlanner {
             List<ShadowTree> oldTrees = previous.trees(h.mac());
             List<ShadowTree> kept = new ArrayList<>();
             if (old.isPresent() && old.get().location().equals(h.location())) {
-                Set<DeviceId> reachable = new HashSet<>(builder.reachableSources(h));
+                // Hosts of one edge switch share their sources: one Dijkstra per edge switch.
+                Set<DeviceId> reachable = reachableByRoot.computeIfAbsent(
+                        graph.index(h.edge()), r -> ImmutableSet.copyOf(builder.reachableSources(h)));
                 for (ShadowTree t : oldTrees) {
                     Optional<ShadowTree> k = keep(t, h, graph, reachable);
                     if (k.isPresent()) {
@@ -190,18 +197,20 @@ public final class ShadowRoutePlanner {
      */
     private static Optional<ShadowTree> keep(ShadowTree t, FabricHost host, FabricGraph graph,
                                              Set<DeviceId> reachable) {
-        Map<DeviceId, FabricLink> links = new HashMap<>();
+        // Guava maps here: DeviceId hashes collide in java.util hash maps.
+        ImmutableMap.Builder<DeviceId, FabricLink> current = ImmutableMap.builder();
         for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
             Optional<FabricLink> now = graph.link(e.getValue().src());
             if (now.isEmpty() || !now.get().dst().equals(e.getValue().dst())) {
                 return Optional.empty();
             }
-            links.put(e.getKey(), now.get());
+            current.put(e.getKey(), now.get());
         }
+        Map<DeviceId, FabricLink> links = current.build();
         if (t.sources().equals(reachable)) {
             return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, links, t.sources()));
         }
-        Map<DeviceId, FabricLink> result = new HashMap<>();
+        Map<DeviceId, FabricLink> result = new TreeMap<>(FabricGraph.DEVICE_ORDER);
         List<DeviceId> joined = new ArrayList<>();
         for (DeviceId s : reachable) {
             if (links.containsKey(s) || s.equals(host.edge())) {
@@ -322,28 +331,47 @@ public final class ShadowRoutePlanner {
      * @return rules per switch
      */
     static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees) {
+        return emitRules(graph, trees, null);
+    }
+
+    /**
+     * The rules realising a set of trees over a graph, or only those that concern some hosts:
+     * rules toward them (tree hops, deliveries, ingress from any source) and ingress rules from them.
+     *
+     * @param graph fabric
+     * @param trees trees toward its hosts
+     * @param only  sorted MAC values of the hosts of interest, or null for all rules
+     * @return rules per switch
+     */
+    static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees, long[] only) {
         // Per-switch lists by dense index: DeviceId hashes collide in java.util hash maps.
         int n = graph.switches().size();
-        // Exact sizes up front: these lists hold over a million rules on large fabrics.
-        int[] counts = new int[n];
-        for (ShadowTree t : trees) {
-            for (DeviceId d : t.nextLinks().keySet()) {
-                counts[graph.index(d)]++;
-            }
-            counts[graph.index(t.root())]++;
-        }
-        int hostCount = graph.hosts().size();
-        for (int i = 0; i < n; i++) {
-            int local = graph.hostsAt(i).size();
-            counts[i] += local + local * (hostCount - local);
-        }
         List<List<PlannedRule>> rules = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            rules.add(new ArrayList<>(counts[i]));
+        if (only == null) {
+            // Exact sizes up front: these lists hold over a million rules on large fabrics.
+            int[] counts = new int[n];
+            for (ShadowTree t : trees) {
+                for (DeviceId d : t.nextLinks().keySet()) {
+                    counts[graph.index(d)]++;
+                }
+                counts[graph.index(t.root())]++;
+            }
+            int hostCount = graph.hosts().size();
+            for (int i = 0; i < n; i++) {
+                int local = graph.hostsAt(i).size();
+                rules.add(new ArrayList<>(counts[i] + local + local * (hostCount - local)));
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                rules.add(new ArrayList<>());
+            }
         }
         Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
         for (ShadowTree t : trees) {
             byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(t);
+            if (!among(only, t.id().destination())) {
+                continue;
+            }
             for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
                 rules.get(graph.index(e.getKey())).add(
                         PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(), e.getValue().srcPort()));
@@ -351,24 +379,35 @@ public final class ShadowRoutePlanner {
             rules.get(graph.index(t.root())).add(PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
         }
         List<Integer> edges = new ArrayList<>();
+        List<Integer> edgesWithHostsOfInterest = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            if (!graph.hostsAt(graph.switches().get(i)).isEmpty()) {
+            List<FabricHost> local = graph.hostsAt(i);
+            if (!local.isEmpty()) {
                 edges.add(i);
+                for (FabricHost h : local) {
+                    if (among(only, h.mac())) {
+                        edgesWithHostsOfInterest.add(i);
+                        break;
+                    }
+                }
             }
         }
         ShadowTree[] usable = new ShadowTree[0];
         for (FabricHost h : graph.hosts()) {
+            boolean toInterest = among(only, h.mac());
             int hostEdge = graph.index(h.edge());
-            rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
+            if (toInterest) {
+                rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
+            }
             List<ShadowTree> toH = byDst.get(h.mac());
             if (toH == null) {
                 continue;
             }
-            toH.sort((a, b) -> Integer.compare(a.index(), b.index()));
+            toH.sort((x, y) -> Integer.compare(x.index(), y.index()));
             if (usable.length < toH.size()) {
                 usable = new ShadowTree[toH.size()];
             }
-            for (int e : edges) {
+            for (int e : toInterest ? edges : edgesWithHostsOfInterest) {
                 if (e == hostEdge) {
                     continue;
                 }
@@ -384,6 +423,9 @@ public final class ShadowRoutePlanner {
                 }
                 List<PlannedRule> at = rules.get(e);
                 for (FabricHost s : graph.hostsAt(e)) {
+                    if (!toInterest && !among(only, s.mac())) {
+                        continue;
+                    }
                     ShadowTree t = usable[PathChoice.choose(s.mac(), h.mac(), count)];
                     at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), t.id(), t.shadowMac(),
                                                        t.outPort(edge).orElseThrow()));
@@ -399,22 +441,32 @@ public final class ShadowRoutePlanner {
         return byDevice;
     }
 
-    /** Rule changes between two plans, looking only at rules that concern affected hosts. */
+    private static boolean among(long[] sortedMacs, MacAddress mac) {
+        return sortedMacs == null || Arrays.binarySearch(sortedMacs, mac.toLong()) >= 0;
+    }
+
+    /**
+     * Rule changes between two plans. Only rules concerning affected hosts can differ (every other
+     * rule depends only on unchanged trees and hosts), so both sides are re-emitted for those
+     * hosts alone rather than scanning every rule.
+     */
     private static RoutingUpdate diff(RoutingPlan previous, RoutingPlan plan, Set<ShadowPathId> changed,
                                       Set<ShadowPathId> removed, Set<MacAddress> affected) {
-        Set<PlannedRule> oldRules = new HashSet<>();
-        for (List<PlannedRule> l : previous.rulesByDevice().values()) {
-            for (PlannedRule r : l) {
-                if (concerns(r, affected)) {
-                    oldRules.add(r);
-                }
-            }
+        long[] hosts = new long[affected.size()];
+        int i = 0;
+        for (MacAddress m : affected) {
+            hosts[i++] = m.toLong();
         }
+        Arrays.sort(hosts);
+        Set<PlannedRule> oldRules = new HashSet<>();
         List<PlannedRule> add = new ArrayList<>();
         Set<List<Object>> newMatches = new HashSet<>();
-        for (List<PlannedRule> l : plan.rulesByDevice().values()) {
-            for (PlannedRule r : l) {
-                if (concerns(r, affected)) {
+        if (hosts.length > 0) {
+            for (List<PlannedRule> l : emitRules(previous.graph(), new ArrayList<>(previous.trees()), hosts).values()) {
+                oldRules.addAll(l);
+            }
+            for (List<PlannedRule> l : emitRules(plan.graph(), new ArrayList<>(plan.trees()), hosts).values()) {
+                for (PlannedRule r : l) {
                     newMatches.add(r.matchKey());
                     if (!oldRules.contains(r)) {
                         add.add(r);
@@ -431,13 +483,4 @@ public final class ShadowRoutePlanner {
         return RoutingUpdate.of(previous, plan, changed, removed, affected, add, remove);
     }
 
-    private static boolean concerns(PlannedRule r, Set<MacAddress> hosts) {
-        if (r.path().isPresent() && hosts.contains(r.path().get().destination())) {
-            return true;
-        }
-        if (hosts.contains(r.ethDst())) {
-            return true;
-        }
-        return r.ethSrc().isPresent() && hosts.contains(r.ethSrc().get());
-    }
 }
