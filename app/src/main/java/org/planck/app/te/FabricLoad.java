@@ -37,6 +37,8 @@ public final class FabricLoad {
     private ConnectPoint[] ports;
     private double[] capacityBytesPerSec;
     private double[] load;
+    /** Load measured on the port by other means (port counters, collector notices); 0 if none. */
+    private double[] measured;
     private List<Set<PlacedFlow>> flowsOnPort;
     private final Map<PathKey, int[]> pathCache = new HashMap<>();
     private final Map<PathKey, RouteChoices> choicesCache = new HashMap<>();
@@ -126,6 +128,7 @@ public final class FabricLoad {
         this.ports = all.toArray(new ConnectPoint[0]);
         this.capacityBytesPerSec = new double[ports.length];
         this.load = new double[ports.length];
+        this.measured = new double[ports.length];
         this.flowsOnPort = new ArrayList<>(ports.length);
         for (int i = 0; i < ports.length; i++) {
             ids.put(ports[i], i);
@@ -307,14 +310,56 @@ public final class FabricLoad {
     }
 
     /**
-     * Estimated utilisation of an egress port: load over capacity.
+     * Records a load measured on a port by other means (Poll mode's port counters, a collector's
+     * utilisation report). Until replaced or cleared, the port's load for TE decisions is the
+     * larger of this and the sum of its flows' rates, so traffic without flow estimates counts.
+     *
+     * @param port            switch egress port
+     * @param bytesPerSec     measured load, non-negative
+     * @return false if the port is unknown
+     */
+    public boolean reportPortLoad(ConnectPoint port, double bytesPerSec) {
+        checkArgument(bytesPerSec >= 0 && Double.isFinite(bytesPerSec), "bad load %s", bytesPerSec);
+        Integer id = portIds.get(port);
+        if (id == null) {
+            return false;
+        }
+        measured[id] = bytesPerSec;
+        return true;
+    }
+
+    /**
+     * Forgets a port's measured load.
+     *
+     * @param port switch egress port
+     */
+    public void clearPortLoad(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        if (id != null) {
+            measured[id] = 0;
+        }
+    }
+
+    /**
+     * Load on a port for TE decisions: the larger of the flow-rate sum and the measured load.
+     *
+     * @param port switch egress port
+     * @return bytes/s, 0 for unknown ports
+     */
+    public double effectiveLoadBytesPerSec(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? 0 : load(id);
+    }
+
+    /**
+     * Utilisation of an egress port for TE: effective load over capacity.
      *
      * @param port switch egress port
      * @return fraction of capacity (may exceed 1), 0 for unknown ports
      */
     public double utilisation(ConnectPoint port) {
         Integer id = portIds.get(port);
-        return id == null ? 0 : load[id] / capacityBytesPerSec[id];
+        return id == null ? 0 : load(id) / capacityBytesPerSec[id];
     }
 
     /**
@@ -348,7 +393,7 @@ public final class FabricLoad {
     }
 
     /**
-     * Ports whose estimated utilisation exceeds a level (for the app's own congestion view and
+     * Ports whose utilisation (effective load) exceeds a level (for the app's own congestion view and
      * for Poll mode); scans ports, not flows.
      *
      * @param utilisation fraction of capacity
@@ -357,7 +402,7 @@ public final class FabricLoad {
     public List<ConnectPoint> portsAbove(double utilisation) {
         ImmutableList.Builder<ConnectPoint> b = ImmutableList.builder();
         for (int i = 0; i < ports.length; i++) {
-            if (load[i] > utilisation * capacityBytesPerSec[i]) {
+            if (load(i) > utilisation * capacityBytesPerSec[i]) {
                 b.add(ports[i]);
             }
         }
@@ -389,8 +434,9 @@ public final class FabricLoad {
         return id == null ? -1 : id;
     }
 
+    /** The load TE decides with: flow-rate sum, or the measured load if larger. */
     double load(int port) {
-        return load[port];
+        return Math.max(load[port], measured[port]);
     }
 
     double capacity(int port) {
