@@ -48,7 +48,7 @@ public final class RoutingUpdate {
      *
      * @param previous      plan before the change
      * @param plan          plan after the change
-     * @param changedPaths  paths added, rebuilt, trimmed or removed
+     * @param changedPaths  paths added, rebuilt, trimmed, grafted or removed
      * @param removedPaths  paths that no longer exist (subset of changed)
      * @param affectedHosts hosts whose trees or location changed, or that appeared or vanished
      * @param rulesToAdd    new or modified rules
@@ -71,7 +71,7 @@ public final class RoutingUpdate {
     }
 
     /**
-     * Shadow paths whose tree was added, rebuilt, trimmed or removed; all others are unchanged.
+     * Shadow paths whose tree was added, rebuilt, trimmed, grafted or removed; all others are unchanged.
      *
      * @return changed path ids, ordered
      */

@@ -100,9 +100,9 @@ public final class ShadowRoutePlanner {
 
     /**
      * Re-plans after the graph changed, rebuilding only the trees that need it: a tree is kept if
-     * all its links still exist and it reaches every source that can still reach its host, trimmed
-     * if it reaches sources that left, and rebuilt (same index and shadow MAC, diverse from the
-     * kept trees) if it lost a link or switch, misses a source, or its host moved. Hosts with
+     * all its links still exist, with branches of sources that left trimmed and sources that
+     * joined grafted on (existing hops unchanged); it is rebuilt (same index and shadow MAC,
+     * diverse from the kept trees) if it lost a link or switch, or its host moved. Hosts with
      * fewer than k trees get another attempt; if k was lowered, the highest indices are dropped
      * (their MACs stay allocated to the host). Vanished hosts' MACs are released.
      *
