@@ -67,6 +67,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.onlab.util.Tools.groupedThreads;
@@ -158,6 +159,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         deviceService.removeListener(deviceListener);
         configService.removeListener(configListener);
         executor.shutdown();
+        awaitIdle();
         flowRuleService.removeFlowRulesById(appId);
         plan = null;
         egress = null;
@@ -432,5 +434,15 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     List<FabricHost> routedHosts() {
         RoutingPlan p = plan;
         return p == null ? List.of() : ImmutableList.copyOf(p.graph().hosts());
+    }
+
+    private void awaitIdle() {
+        try {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("Pending work did not finish within 5 s of deactivation");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
