@@ -59,7 +59,8 @@ public final class FabricGraph {
         for (int i = 0; i < switches.size(); i++) {
             idx.put(switches.get(i), i);
         }
-        this.indexOf = idx;
+        // Guava maps smear hashes: DeviceId/ConnectPoint string hashes collide badly in java.util.HashMap.
+        this.indexOf = ImmutableMap.copyOf(idx);
 
         List<List<FabricLink>> out = new ArrayList<>();
         List<List<FabricLink>> in = new ArrayList<>();
@@ -90,7 +91,7 @@ public final class FabricGraph {
         this.egress = outB.build();
         this.ingress = inB.build();
         this.links = all.build();
-        this.linkByEgress = byEgress;
+        this.linkByEgress = ImmutableMap.copyOf(byEgress);
 
         List<List<FabricHost>> at = new ArrayList<>();
         for (int i = 0; i < switches.size(); i++) {
@@ -117,7 +118,7 @@ public final class FabricGraph {
             atB.add(ImmutableList.copyOf(l));
         }
         this.hostsAt = atB.build();
-        this.hostByIp = byIp;
+        this.hostByIp = ImmutableMap.copyOf(byIp);
         Map<MacAddress, FabricHost> sortedHosts = new TreeMap<>(MAC_ORDER);
         sortedHosts.putAll(b.hosts);
         this.hosts = ImmutableMap.copyOf(sortedHosts);
@@ -273,6 +274,16 @@ public final class FabricGraph {
      */
     public List<FabricHost> hostsAt(DeviceId device) {
         return hostsAt.get(index(device));
+    }
+
+    /**
+     * Hosts attached to the switch with the given index, ordered by port.
+     *
+     * @param index dense switch index
+     * @return hosts
+     */
+    public List<FabricHost> hostsAt(int index) {
+        return hostsAt.get(index);
     }
 
     /**

@@ -9,7 +9,6 @@ import org.planck.api.FlowKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,10 +35,10 @@ public final class RoutingPlan {
     private RoutingPlan(FabricGraph graph, Collection<ShadowTree> trees,
                         Map<DeviceId, List<PlannedRule>> rulesByDevice) {
         this.graph = checkNotNull(graph, "graph");
-        Map<MacAddress, List<ShadowTree>> byDst = new HashMap<>();
-        Map<ShadowPathId, ShadowTree> byId = new HashMap<>();
+        Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
+        ImmutableMap.Builder<ShadowPathId, ShadowTree> byId = ImmutableMap.builder();
         for (ShadowTree t : trees) {
-            checkArgument(byId.put(t.id(), t) == null, "duplicate tree %s", t.id());
+            byId.put(t.id(), t);
             byDst.computeIfAbsent(t.id().destination(), d -> new ArrayList<>()).add(t);
         }
         ImmutableMap.Builder<MacAddress, List<ShadowTree>> b = ImmutableMap.builder();
@@ -48,7 +47,11 @@ public final class RoutingPlan {
             b.put(e.getKey(), ImmutableList.copyOf(e.getValue()));
         }
         this.treesByDestination = b.build();
-        this.trees = ImmutableMap.copyOf(byId);
+        try {
+            this.trees = byId.build();
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("duplicate shadow tree ids: " + e.getMessage(), e);
+        }
         ImmutableMap.Builder<DeviceId, List<PlannedRule>> rb = ImmutableMap.builder();
         int n = 0;
         for (Map.Entry<DeviceId, List<PlannedRule>> e : sortedByDevice(rulesByDevice).entrySet()) {

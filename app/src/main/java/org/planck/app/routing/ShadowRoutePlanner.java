@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -235,56 +236,68 @@ public final class ShadowRoutePlanner {
      * @return rules per switch
      */
     static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees) {
-        Map<DeviceId, List<PlannedRule>> rules = new LinkedHashMap<>();
-        for (DeviceId d : graph.switches()) {
-            rules.put(d, new ArrayList<>());
+        // Per-switch lists by dense index: DeviceId hashes collide in java.util hash maps.
+        int n = graph.switches().size();
+        List<List<PlannedRule>> rules = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            rules.add(new ArrayList<>());
         }
-        Map<MacAddress, List<ShadowTree>> byDst = new HashMap<>();
+        Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
         for (ShadowTree t : trees) {
             byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(t);
             for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
-                rules.get(e.getKey()).add(PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(),
-                                                                    e.getValue().srcPort()));
+                rules.get(graph.index(e.getKey())).add(
+                        PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(), e.getValue().srcPort()));
             }
-            rules.get(t.root()).add(PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
+            rules.get(graph.index(t.root())).add(PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
         }
-        List<DeviceId> edges = new ArrayList<>();
-        for (DeviceId d : graph.switches()) {
-            if (!graph.hostsAt(d).isEmpty()) {
-                edges.add(d);
+        List<Integer> edges = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (!graph.hostsAt(graph.switches().get(i)).isEmpty()) {
+                edges.add(i);
             }
         }
         ShadowTree[] usable = new ShadowTree[0];
         for (FabricHost h : graph.hosts()) {
-            rules.get(h.edge()).add(PlannedRule.hostDelivery(h));
-            List<ShadowTree> toH = byDst.getOrDefault(h.mac(), List.of());
+            int hostEdge = graph.index(h.edge());
+            rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
+            List<ShadowTree> toH = byDst.get(h.mac());
+            if (toH == null) {
+                continue;
+            }
             toH.sort((a, b) -> Integer.compare(a.index(), b.index()));
             if (usable.length < toH.size()) {
                 usable = new ShadowTree[toH.size()];
             }
-            for (DeviceId edge : edges) {
-                if (edge.equals(h.edge())) {
+            for (int e : edges) {
+                if (e == hostEdge) {
                     continue;
                 }
-                int n = 0;
+                DeviceId edge = graph.switches().get(e);
+                int count = 0;
                 for (ShadowTree t : toH) {
                     if (t.sources().contains(edge)) {
-                        usable[n++] = t;
+                        usable[count++] = t;
                     }
                 }
-                if (n == 0) {
+                if (count == 0) {
                     continue;
                 }
-                List<PlannedRule> at = rules.get(edge);
-                for (FabricHost s : graph.hostsAt(edge)) {
-                    ShadowTree t = usable[PathChoice.choose(s.mac(), h.mac(), n)];
+                List<PlannedRule> at = rules.get(e);
+                for (FabricHost s : graph.hostsAt(e)) {
+                    ShadowTree t = usable[PathChoice.choose(s.mac(), h.mac(), count)];
                     at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), t.id(), t.shadowMac(),
                                                        t.outPort(edge).orElseThrow()));
                 }
             }
         }
-        rules.values().removeIf(List::isEmpty);
-        return rules;
+        Map<DeviceId, List<PlannedRule>> byDevice = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            if (!rules.get(i).isEmpty()) {
+                byDevice.put(graph.switches().get(i), rules.get(i));
+            }
+        }
+        return byDevice;
     }
 
     /** Rule changes between two plans, looking only at rules that concern affected hosts. */

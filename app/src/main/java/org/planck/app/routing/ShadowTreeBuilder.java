@@ -9,7 +9,7 @@ import org.planck.api.fabric.ShadowTree;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import com.google.common.collect.ImmutableMap;
 import java.util.List;
 import java.util.Map;
 
@@ -44,12 +44,13 @@ final class ShadowTreeBuilder {
     private final int[] linkDst;
     private final int[][] egressIds;
     private final int[][] ingressIds;
-    private final Map<ConnectPoint, Integer> linkIdByEgress = new HashMap<>();
+    private final Map<ConnectPoint, Integer> linkIdByEgress;
     private final boolean[] hasHosts;
 
     // Scratch state, reused across attempts.
     private final int[] uses;
     private final int[] dist;
+    private final boolean[] onShortest;
     private final int[] bfsQueue;
     private final int[] bfsVia;
     private final int[] bfsStamp;
@@ -67,6 +68,7 @@ final class ShadowTreeBuilder {
         this.links = all.toArray(new FabricLink[0]);
         this.linkSrc = new int[links.length];
         this.linkDst = new int[links.length];
+        ImmutableMap.Builder<ConnectPoint, Integer> byEgress = ImmutableMap.builder();
         List<List<Integer>> out = new ArrayList<>();
         List<List<Integer>> in = new ArrayList<>();
         for (int i = 0; i < nodes; i++) {
@@ -78,8 +80,9 @@ final class ShadowTreeBuilder {
             linkDst[l] = graph.index(links[l].dstDevice());
             out.get(linkSrc[l]).add(l);
             in.get(linkDst[l]).add(l);
-            linkIdByEgress.put(links[l].src(), l);
+            byEgress.put(links[l].src(), l);
         }
+        this.linkIdByEgress = byEgress.build();
         this.egressIds = new int[nodes][];
         this.ingressIds = new int[nodes][];
         this.hasHosts = new boolean[nodes];
@@ -90,6 +93,7 @@ final class ShadowTreeBuilder {
         }
         this.uses = new int[links.length];
         this.dist = new int[nodes];
+        this.onShortest = new boolean[links.length];
         this.bfsQueue = new int[nodes];
         this.bfsVia = new int[nodes];
         this.bfsStamp = new int[nodes];
@@ -171,13 +175,13 @@ final class ShadowTreeBuilder {
      * @return switch to next link
      */
     Map<DeviceId, FabricLink> nextLinks(TreeShape shape) {
-        Map<DeviceId, FabricLink> m = new HashMap<>();
+        ImmutableMap.Builder<DeviceId, FabricLink> m = ImmutableMap.builder();
         for (int v = 0; v < nodes; v++) {
             if (shape.next[v] >= 0) {
                 m.put(graph.switches().get(v), links[shape.next[v]]);
             }
         }
-        return m;
+        return m.build();
     }
 
     /**
@@ -214,6 +218,10 @@ final class ShadowTreeBuilder {
 
     private TreeShape attempt(int root, long seed) {
         shortestDistances(root);
+        for (int l = 0; l < links.length; l++) {
+            int u = linkDst[l];
+            onShortest[l] = dist[u] != UNREACHED && dist[linkSrc[l]] == dist[u] + weight(l);
+        }
         int count = 0;
         for (int v = 0; v < nodes; v++) {
             if (hasHosts[v] && v != root && dist[v] != UNREACHED) {
@@ -266,7 +274,7 @@ final class ShadowTreeBuilder {
             if (candidates == 0) {
                 continue;
             }
-            int skip = (int) Long.remainderUnsigned(mix(seed + 31L * v), candidates);
+            int skip = (int) ((mix(seed + 31L * v) >>> 1) % candidates);
             for (int pass = 0; pass < 2; pass++) {
                 int seenCandidates = 0;
                 for (int l : out) {
@@ -304,8 +312,7 @@ final class ShadowTreeBuilder {
     }
 
     private boolean onShortestPath(int l) {
-        int u = linkDst[l];
-        return dist[u] != UNREACHED && dist[linkSrc[l]] == dist[u] + weight(l);
+        return onShortest[l];
     }
 
     private int weight(int l) {
