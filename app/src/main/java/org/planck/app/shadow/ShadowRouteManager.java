@@ -23,12 +23,17 @@ import org.onosproject.net.host.HostService;
 import org.onosproject.net.link.LinkEvent;
 import org.onosproject.net.link.LinkListener;
 import org.onosproject.net.link.LinkService;
+import org.onosproject.store.service.ConsistentMap;
+import org.onosproject.store.service.MapEvent;
+import org.onosproject.store.service.MapEventListener;
 import org.onosproject.store.service.StorageService;
+import org.onosproject.store.service.Versioned;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.planck.api.FlowKey;
 import org.planck.api.MirrorEvent;
 import org.planck.api.MirrorListener;
 import org.planck.api.MirrorService;
@@ -42,6 +47,7 @@ import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.ForwardingMap;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
@@ -52,6 +58,7 @@ import org.planck.api.fabric.ShadowTree;
 import org.planck.app.PlanckApp;
 import org.planck.app.routing.ShadowRoutePlanner;
 import org.planck.app.store.DistributedShadowMacAllocator;
+import org.planck.app.store.PlanckSerializers;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
@@ -120,10 +127,13 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     private final HostListener hostListener = new InternalHostListener();
     private final MastershipListener mastershipListener = new InternalMastershipListener();
     private final MirrorListener mirrorListener = new InternalMirrorListener();
+    private final MapEventListener<FlowKey, FlowPlacement> placementListener = new InternalPlacementListener();
     private final AtomicBoolean recomputeQueued = new AtomicBoolean();
 
     private ApplicationId appId;
     private DistributedShadowMacAllocator allocator;
+    /** Per-flow placements (TE moves), shared by the cluster; each is realised by one ingress rule. */
+    private ConsistentMap<FlowKey, FlowPlacement> placements;
     private FabricTopology topology;
     private ShadowRoutePlanner planner;
     private volatile RoutingPlan plan;
@@ -135,6 +145,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     protected void activate() {
         appId = coreService.registerApplication(PlanckApp.APP_NAME);
         allocator = DistributedShadowMacAllocator.create(storageService);
+        placements = storageService.<FlowKey, FlowPlacement>consistentMapBuilder()
+                .withName("planck-flow-placements").withSerializer(PlanckSerializers.SERIALIZER).build();
+        placements.addListener(placementListener);
         topology = new FabricTopology(deviceService, linkService, hostService);
         if (executor == null) {
             executor = Executors.newSingleThreadExecutor(groupedThreads("planck/shadow", "routes", log));
@@ -158,6 +171,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         linkService.removeListener(linkListener);
         deviceService.removeListener(deviceListener);
         configService.removeListener(configListener);
+        placements.removeListener(placementListener);
         executor.shutdown();
         awaitIdle();
         flowRuleService.removeFlowRulesById(appId);
@@ -221,7 +235,80 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         }
         List<FlowRule> rules = new ArrayList<>(p.ruleCount());
         p.rulesByDevice().forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
+        Map<DeviceId, List<PlannedRule>> perFlow = new HashMap<>();
+        placementRules(p).forEach(r -> perFlow.computeIfAbsent(r.device(), x -> new ArrayList<>()).add(r));
+        perFlow.forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
         return rules;
+    }
+
+    @Override
+    public void placeFlow(FlowKey flow, MacAddress src, MacAddress dst, int pathIndex) {
+        RoutingPlan p = plan;
+        if (p == null) {
+            throw new IllegalStateException("Planck is not configured");
+        }
+        p.flowRule(flow, src, dst, pathIndex); // validates hosts, edge and index
+        placements.put(flow, FlowPlacement.of(src, dst, pathIndex, 0));
+    }
+
+    @Override
+    public boolean removeFlow(FlowKey flow) {
+        return placements.remove(flow) != null;
+    }
+
+    @Override
+    public Map<FlowKey, FlowPlacement> placements() {
+        return Map.copyOf(placements.asJavaMap());
+    }
+
+    /** The per-flow ingress rules of every placement that is valid on a plan. */
+    private List<PlannedRule> placementRules(RoutingPlan p) {
+        List<PlannedRule> rules = new ArrayList<>();
+        for (Map.Entry<FlowKey, FlowPlacement> e : placements.asJavaMap().entrySet()) {
+            FlowPlacement fp = e.getValue();
+            try {
+                rules.add(p.flowRule(e.getKey(), fp.src(), fp.dst(), fp.pathIndex()));
+            } catch (IllegalArgumentException invalid) {
+                // Left for recompute() to re-place; nothing to install meanwhile.
+                continue;
+            }
+        }
+        return rules;
+    }
+
+    /**
+     * Moves placed flows whose path died or changed back to their host pair's default path,
+     * and drops those whose hosts are gone or now share an edge switch.
+     */
+    private void replace(RoutingPlan next, Collection<FlowKey> flows) {
+        for (FlowKey flow : flows) {
+            FlowPlacement old = Versioned.valueOrNull(placements.get(flow));
+            if (old == null) {
+                continue;
+            }
+            OptionalInt def = next.defaultPathIndex(old.src(), old.dst());
+            if (def.isPresent()) {
+                placements.put(flow, old.withPathIndex(def.getAsInt()));
+                log.info("Flow {} moved from path {} to default path {}", flow, old.pathIndex(), def.getAsInt());
+            } else {
+                placements.remove(flow);
+                log.info("Flow {} dropped: no path from {} to {} any more", flow, old.src(), old.dst());
+            }
+        }
+    }
+
+    /** Flows whose placement is not valid on a plan (after a full re-plan). */
+    private List<FlowKey> invalidPlacements(RoutingPlan p) {
+        List<FlowKey> invalid = new ArrayList<>();
+        for (Map.Entry<FlowKey, FlowPlacement> e : placements.asJavaMap().entrySet()) {
+            FlowPlacement fp = e.getValue();
+            try {
+                p.flowRule(e.getKey(), fp.src(), fp.dst(), fp.pathIndex());
+            } catch (IllegalArgumentException invalid1) {
+                invalid.add(e.getKey());
+            }
+        }
+        return invalid;
     }
 
     private List<FlowRule> flowRules(DeviceId d, List<PlannedRule> planned) {
@@ -258,6 +345,8 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
                     || planner.pathsPerDestination() != settings.shadowPathsPerDestination()) {
                 planner = new ShadowRoutePlanner(allocator, settings.shadowPathsPerDestination());
                 next = planner.plan(graph);
+                plan = next;
+                replace(next, invalidPlacements(next));
                 touched.addAll(next.rulesByDevice().keySet());
                 if (previous != null) {
                     touched.addAll(previous.rulesByDevice().keySet());
@@ -270,6 +359,14 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
                 }
                 RoutingUpdate update = planner.replan(previous, graph);
                 next = update.plan();
+                Map<FlowKey, FlowPlacement> placed = placements.asJavaMap();
+                Set<FlowKey> moved = update.flowsToReplace(placed);
+                for (FlowKey f : moved) {
+                    // The old per-flow rule sits at the source's old edge switch.
+                    previous.graph().host(placed.get(f).src()).ifPresent(h -> touched.add(h.edge()));
+                }
+                plan = next;
+                replace(next, moved);
                 update.rulesToAdd().forEach(r -> touched.add(r.device()));
                 update.rulesToRemove().forEach(r -> touched.add(r.device()));
                 log.info("Re-planned: {} paths changed ({} removed), {} rules added, {} removed",
@@ -295,6 +392,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         plan = null;
         egress = null;
         planner = null;
+        placements.clear();
         flowRuleService.removeFlowRulesById(appId);
         previous.graph().hosts().forEach(h -> allocator.release(h.mac()));
         log.info("Withdrew all shadow routes");
@@ -309,7 +407,13 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         RoutingPlan p = plan;
         Map<List<Object>, FlowRule> wanted = new HashMap<>();
         if (p != null) {
-            for (FlowRule r : flowRules(d, p.rulesAt(d))) {
+            List<PlannedRule> planned = new ArrayList<>(p.rulesAt(d));
+            for (PlannedRule r : placementRules(p)) {
+                if (r.device().equals(d)) {
+                    planned.add(r);
+                }
+            }
+            for (FlowRule r : flowRules(d, planned)) {
                 wanted.put(matchKey(r), r);
             }
         }
@@ -318,8 +422,8 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         int removes = 0;
         Set<List<Object>> present = new HashSet<>();
         for (FlowEntry e : flowRuleService.getFlowEntries(d)) {
-            if (e.appId() != appId.id() || !isPlanPriority(e.priority())) {
-                continue; // not ours, or a per-flow TE rule that the plan does not own
+            if (e.appId() != appId.id() || !isPlanckPriority(e.priority())) {
+                continue; // not a rule of the plan or of a placement
             }
             List<Object> key = matchKey(e);
             FlowRule w = wanted.get(key);
@@ -346,9 +450,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         return Arrays.asList(r.selector(), r.priority(), r.tableId());
     }
 
-    private static boolean isPlanPriority(int priority) {
+    private static boolean isPlanckPriority(int priority) {
         for (RuleKind k : RuleKind.values()) {
-            if (k != RuleKind.INGRESS_FLOW && k.priority() == priority) {
+            if (k.priority() == priority) {
                 return true;
             }
         }
@@ -414,6 +518,22 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
             if (event.type() == MastershipEvent.Type.MASTER_CHANGED) {
                 DeviceId d = event.subject();
                 executor.execute(() -> reprogram(d));
+            }
+        }
+    }
+
+    private class InternalPlacementListener implements MapEventListener<FlowKey, FlowPlacement> {
+        @Override
+        public void event(MapEvent<FlowKey, FlowPlacement> event) {
+            Set<MacAddress> sources = new HashSet<>();
+            if (event.newValue() != null) {
+                sources.add(event.newValue().value().src());
+            }
+            if (event.oldValue() != null) {
+                sources.add(event.oldValue().value().src());
+            }
+            for (MacAddress src : sources) {
+                host(src).ifPresent(h -> executor.execute(() -> reprogram(h.edge())));
             }
         }
     }
