@@ -202,8 +202,9 @@ public class MirrorManager extends AbstractListenerManager<MirrorEvent, MirrorLi
         List<String> names = ports.stream().map(this::portName).collect(Collectors.toList());
         String mirrorPortName = portName(deviceId, sw.mirrorPort()).orElse(sw.mirrorPort().toString());
         MirroringConfig mirroring = driverService.createHandler(deviceId).behaviour(MirroringConfig.class);
-        if (current != null && current.mode() == MirrorMode.SWITCH_MIRROR
-                && current.state() == MirrorSession.State.ACTIVE) {
+        if (current != null && current.mode() == MirrorMode.SWITCH_MIRROR) {
+            // Replace, never duplicate: the switch may still hold our mirror from before a
+            // disconnect or a failed attempt (OVSDB keeps it across controller sessions).
             mirroring.deleteMirroring(MirroringName.mirroringName(MIRROR_NAME));
         }
         boolean ok = mirroring.addMirroring(BridgeName.bridgeName(bridge.get()),
