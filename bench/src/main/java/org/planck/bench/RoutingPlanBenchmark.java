@@ -29,7 +29,10 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 5)
 @Measurement(iterations = 3, time = 5)
-@Fork(value = 1, jvmArgs = {"-Xms4g", "-Xmx4g"})
+// The plan is a ~125 MB graph of long-lived objects (1.6M rules). With G1's default young
+// sizing, evacuating a half-built plan dominates the time on a busy 2-core machine; a young
+// generation that holds whole plans measures the computation. Override with -jvmArgs to compare.
+@Fork(value = 1, jvmArgs = {"-Xms6g", "-Xmx6g", "-Xmn4g", "-XX:+AlwaysPreTouch"})
 public class RoutingPlanBenchmark {
 
     @Param({"16"})

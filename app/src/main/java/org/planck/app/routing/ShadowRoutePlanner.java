@@ -238,9 +238,22 @@ public final class ShadowRoutePlanner {
     static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees) {
         // Per-switch lists by dense index: DeviceId hashes collide in java.util hash maps.
         int n = graph.switches().size();
+        // Exact sizes up front: these lists hold over a million rules on large fabrics.
+        int[] counts = new int[n];
+        for (ShadowTree t : trees) {
+            for (DeviceId d : t.nextLinks().keySet()) {
+                counts[graph.index(d)]++;
+            }
+            counts[graph.index(t.root())]++;
+        }
+        int hostCount = graph.hosts().size();
+        for (int i = 0; i < n; i++) {
+            int local = graph.hostsAt(i).size();
+            counts[i] += local + local * (hostCount - local);
+        }
         List<List<PlannedRule>> rules = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            rules.add(new ArrayList<>());
+            rules.add(new ArrayList<>(counts[i]));
         }
         Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
         for (ShadowTree t : trees) {

@@ -120,6 +120,22 @@ public class RoutingReplanTest {
             }
         }
         assertTrue(overDeadLink > 0);
+
+        // Host pairs whose default path crossed the dead link from edge (0,0) are rerouted.
+        for (FabricHost s : after.hostsAt(dead.srcDevice())) {
+            for (FabricHost d : after.hosts()) {
+                if (d.edge().equals(s.edge())) {
+                    continue;
+                }
+                int def = before.defaultPathIndex(s.mac(), d.mac()).getAsInt();
+                if (before.path(s.mac(), d.mac(), def).get().hops().get(0).outPort().equals(dead.srcPort())) {
+                    assertTrue(u.reroutedHostPairs().contains(Map.entry(s.mac(), d.mac())));
+                }
+            }
+        }
+        for (Map.Entry<org.onlab.packet.MacAddress, org.onlab.packet.MacAddress> pair : u.reroutedHostPairs()) {
+            assertTrue(u.affectedHosts().contains(pair.getValue()) || u.affectedHosts().contains(pair.getKey()));
+        }
     }
 
     @Test
