@@ -1,6 +1,5 @@
 package org.planck.app.shadow;
 
-import com.google.common.collect.ImmutableList;
 import org.onlab.packet.MacAddress;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
@@ -546,15 +545,6 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         }
     }
 
-    /**
-     * The hosts routing currently covers (for tests and views).
-     *
-     * @return hosts
-     */
-    List<FabricHost> routedHosts() {
-        RoutingPlan p = plan;
-        return p == null ? List.of() : ImmutableList.copyOf(p.graph().hosts());
-    }
 
     private void awaitIdle() {
         try {
