@@ -234,9 +234,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         }
         List<FlowRule> rules = new ArrayList<>(p.ruleCount());
         p.rulesByDevice().forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
-        Map<DeviceId, List<PlannedRule>> perFlow = new HashMap<>();
-        placementRules(p).forEach(r -> perFlow.computeIfAbsent(r.device(), x -> new ArrayList<>()).add(r));
-        perFlow.forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
+        placementRulesByDevice(p).forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
         return rules;
     }
 
@@ -260,13 +258,14 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         return Map.copyOf(placements.asJavaMap());
     }
 
-    /** The per-flow ingress rules of every placement that is valid on a plan. */
-    private List<PlannedRule> placementRules(RoutingPlan p) {
-        List<PlannedRule> rules = new ArrayList<>();
+    /** The per-flow ingress rules of every placement that is valid on a plan, by switch. */
+    private Map<DeviceId, List<PlannedRule>> placementRulesByDevice(RoutingPlan p) {
+        Map<DeviceId, List<PlannedRule>> rules = new HashMap<>();
         for (Map.Entry<FlowKey, FlowPlacement> e : placements.asJavaMap().entrySet()) {
             FlowPlacement fp = e.getValue();
             try {
-                rules.add(p.flowRule(e.getKey(), fp.src(), fp.dst(), fp.pathIndex()));
+                PlannedRule r = p.flowRule(e.getKey(), fp.src(), fp.dst(), fp.pathIndex());
+                rules.computeIfAbsent(r.device(), d -> new ArrayList<>()).add(r);
             } catch (IllegalArgumentException invalid) {
                 // Left for recompute() to re-place; nothing to install meanwhile.
                 continue;
@@ -374,8 +373,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
             }
             plan = next;
             egress = ForwardingMap.of(next);
+            Map<DeviceId, List<PlannedRule>> perFlow = placementRulesByDevice(next);
             for (DeviceId d : touched) {
-                program(d);
+                program(d, perFlow);
             }
             post(new ShadowRouteEvent(ShadowRouteEvent.Type.ROUTES_UPDATED, touched));
         } catch (RuntimeException e) {
@@ -399,7 +399,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     }
 
     /** Makes the plan's rules on one switch exactly what the flow rule store holds for it. */
-    private void program(DeviceId d) {
+    private void program(DeviceId d, Map<DeviceId, List<PlannedRule>> perFlow) {
         if (!mastershipService.isLocalMaster(d)) {
             return;
         }
@@ -407,11 +407,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         Map<List<Object>, FlowRule> wanted = new HashMap<>();
         if (p != null) {
             List<PlannedRule> planned = new ArrayList<>(p.rulesAt(d));
-            for (PlannedRule r : placementRules(p)) {
-                if (r.device().equals(d)) {
-                    planned.add(r);
-                }
-            }
+            planned.addAll(perFlow.getOrDefault(d, List.of()));
             for (FlowRule r : flowRules(d, planned)) {
                 wanted.put(matchKey(r), r);
             }
@@ -461,8 +457,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     /** Re-programs one switch with the plan in force (mirror mode or mastership changed). */
     private synchronized void reprogram(DeviceId d) {
         try {
-            if (plan != null) {
-                program(d);
+            RoutingPlan p = plan;
+            if (p != null) {
+                program(d, placementRulesByDevice(p));
             }
         } catch (RuntimeException e) {
             log.warn("Programming {} failed", d, e);
