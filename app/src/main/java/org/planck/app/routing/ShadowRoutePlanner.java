@@ -99,7 +99,8 @@ public final class ShadowRoutePlanner {
      * all its links still exist and it reaches every source that can still reach its host, trimmed
      * if it reaches sources that left, and rebuilt (same index and shadow MAC, diverse from the
      * kept trees) if it lost a link or switch, misses a source, or its host moved. Hosts with
-     * fewer than k trees get another attempt. Vanished hosts' MACs are released.
+     * fewer than k trees get another attempt; if k was lowered, the highest indices are dropped
+     * (their MACs stay allocated to the host). Vanished hosts' MACs are released.
      *
      * @param previous the plan in force
      * @param graph    the changed fabric
@@ -139,6 +140,11 @@ public final class ShadowRoutePlanner {
                     }
                 }
             }
+            if (kept.size() > pathsPerDestination) {
+                // k was lowered: the highest indices go.
+                kept.sort((a, b) -> Integer.compare(a.index(), b.index()));
+                kept.subList(pathsPerDestination, kept.size()).clear();
+            }
             if (old.isEmpty() || !old.get().equals(h)) {
                 affected.add(h.mac());
             }
@@ -177,12 +183,13 @@ public final class ShadowRoutePlanner {
         return false;
     }
 
-    /** The tree as it can stay in the new graph (possibly trimmed), or empty if it must be rebuilt. */
+    /**
+     * The tree as it can stay in the new graph, or empty if it must be rebuilt (a next link or
+     * switch is gone). Branches of sources that left are trimmed; sources that joined are grafted
+     * onto the tree without changing any existing member's next hop.
+     */
     private static Optional<ShadowTree> keep(ShadowTree t, FabricHost host, FabricGraph graph,
                                              Set<DeviceId> reachable) {
-        if (!t.sources().containsAll(reachable)) {
-            return Optional.empty();
-        }
         Map<DeviceId, FabricLink> links = new HashMap<>();
         for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
             Optional<FabricLink> now = graph.link(e.getValue().src());
@@ -194,17 +201,96 @@ public final class ShadowRoutePlanner {
         if (t.sources().equals(reachable)) {
             return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, links, t.sources()));
         }
-        // Sources left: keep only the branches that still carry one.
-        Map<DeviceId, FabricLink> trimmed = new HashMap<>();
+        Map<DeviceId, FabricLink> result = new HashMap<>();
+        List<DeviceId> joined = new ArrayList<>();
         for (DeviceId s : reachable) {
-            DeviceId at = s;
-            while (!at.equals(host.edge()) && !trimmed.containsKey(at)) {
-                FabricLink l = links.get(at);
-                trimmed.put(at, l);
-                at = l.dstDevice();
+            if (links.containsKey(s) || s.equals(host.edge())) {
+                climb(s, links, result, host.edge());
+            } else {
+                joined.add(s);
             }
         }
-        return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, trimmed, reachable));
+        joined.sort(FabricGraph.DEVICE_ORDER);
+        for (DeviceId s : joined) {
+            if (result.containsKey(s)) {
+                continue;
+            }
+            List<FabricLink> route = graft(s, result, host.edge(), graph);
+            if (route.isEmpty()) {
+                return Optional.empty();
+            }
+            for (FabricLink l : route) {
+                result.put(l.srcDevice(), l);
+            }
+        }
+        return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, result, reachable));
+    }
+
+    /** Adds the branch from {@code from} to the root, following the tree's links. */
+    private static void climb(DeviceId from, Map<DeviceId, FabricLink> links, Map<DeviceId, FabricLink> into,
+                              DeviceId root) {
+        DeviceId at = from;
+        while (!at.equals(root) && !into.containsKey(at)) {
+            FabricLink l = links.get(at);
+            into.put(at, l);
+            at = l.dstDevice();
+        }
+    }
+
+    /**
+     * The shortest route from a new source to the partial tree, minimising hops to a member plus
+     * that member's depth; intermediate switches are not members, so no loop can form.
+     */
+    private static List<FabricLink> graft(DeviceId source, Map<DeviceId, FabricLink> members, DeviceId root,
+                                          FabricGraph graph) {
+        Map<DeviceId, FabricLink> via = new HashMap<>();
+        Map<DeviceId, Integer> hops = new HashMap<>();
+        java.util.ArrayDeque<DeviceId> queue = new java.util.ArrayDeque<>();
+        hops.put(source, 0);
+        queue.add(source);
+        DeviceId best = null;
+        int bestCost = Integer.MAX_VALUE;
+        while (!queue.isEmpty()) {
+            DeviceId at = queue.poll();
+            int h = hops.get(at);
+            if (h >= bestCost) {
+                break;
+            }
+            for (FabricLink l : graph.egressLinks(at)) {
+                DeviceId next = l.dstDevice();
+                if (hops.containsKey(next)) {
+                    continue;
+                }
+                hops.put(next, h + 1);
+                via.put(next, l);
+                if (next.equals(root) || members.containsKey(next)) {
+                    int cost = h + 1 + depth(next, members, root);
+                    if (cost < bestCost || (cost == bestCost
+                            && FabricGraph.DEVICE_ORDER.compare(next, best) < 0)) {
+                        best = next;
+                        bestCost = cost;
+                    }
+                } else {
+                    queue.add(next);
+                }
+            }
+        }
+        if (best == null) {
+            return List.of();
+        }
+        List<FabricLink> route = new ArrayList<>();
+        for (DeviceId at = best; !at.equals(source); at = via.get(at).srcDevice()) {
+            route.add(via.get(at));
+        }
+        return route;
+    }
+
+    private static int depth(DeviceId member, Map<DeviceId, FabricLink> links, DeviceId root) {
+        int d = 0;
+        for (DeviceId at = member; !at.equals(root); at = links.get(at).dstDevice()) {
+            d++;
+        }
+        return d;
     }
 
     private List<ShadowTree> materialise(ShadowTreeBuilder builder, FabricHost host, int wanted,
