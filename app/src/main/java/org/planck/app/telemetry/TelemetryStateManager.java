@@ -5,6 +5,7 @@ import org.onlab.util.KryoNamespace;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.event.AbstractListenerManager;
+import org.onosproject.event.EventDeliveryService;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.Port;
 import org.onosproject.net.device.DeviceService;
@@ -155,9 +156,39 @@ public class TelemetryStateManager
     private final LongAdder lostBatches = new LongAdder();
     private final LongAdder expiredFlows = new LongAdder();
 
+    /**
+     * Wires and activates a manager outside OSGi, as the lab and benchmarks run it, with the
+     * default configuration.
+     *
+     * @param storage  source of the replicated maps
+     * @param devices  known devices and ports
+     * @param events   delivery of congestion events
+     * @param clock    controller clock
+     * @return the active manager; {@link #deactivateStandalone()} stops it
+     */
+    public static TelemetryStateManager standalone(StorageService storage, DeviceService devices,
+                                                   EventDeliveryService events, Clock clock) {
+        TelemetryStateManager m = new TelemetryStateManager();
+        m.storageService = storage;
+        m.deviceService = devices;
+        m.eventDispatcher = events;
+        m.clock = clock;
+        m.activate(null);
+        return m;
+    }
+
+    /**
+     * Stops a manager made by {@link #standalone}.
+     */
+    public void deactivateStandalone() {
+        deactivate();
+    }
+
     @Activate
     protected void activate(ComponentContext context) {
-        cfgService.registerProperties(getClass());
+        if (cfgService != null) { // absent outside ONOS
+            cfgService.registerProperties(getClass());
+        }
         flows = storageService.<FlowAtSwitch, FlowRecord>eventuallyConsistentMapBuilder()
                 .withName("planck-flow-records")
                 .withSerializer(KryoNamespace.newBuilder().register(SERIALIZER))
@@ -190,7 +221,9 @@ public class TelemetryStateManager
 
     @Deactivate
     protected void deactivate() {
-        cfgService.unregisterProperties(getClass(), false);
+        if (cfgService != null) {
+            cfgService.unregisterProperties(getClass(), false);
+        }
         eventDispatcher.removeSink(PlanckCongestionEvent.class);
         sweeper.shutdownNow();
         flows.removeListener(flowReplicaListener);
@@ -232,7 +265,7 @@ public class TelemetryStateManager
     }
 
     private int intProperty(Dictionary<?, ?> props, String name, int current) {
-        String s = Tools.get(props, name);
+        String s = props == null ? null : Tools.get(props, name);
         if (s == null || s.isEmpty()) {
             return current;
         }
@@ -245,7 +278,7 @@ public class TelemetryStateManager
     }
 
     private double doubleProperty(Dictionary<?, ?> props, String name, double current) {
-        String s = Tools.get(props, name);
+        String s = props == null ? null : Tools.get(props, name);
         if (s == null || s.isEmpty()) {
             return current;
         }

@@ -268,6 +268,19 @@ public class TelemetryStateManagerTest {
         assertEquals(port(2, 1), cp);
     }
 
+    @Test
+    public void aStandaloneManagerRunsOutsideOsgiWithDefaults() {
+        TelemetryStateManager m = TelemetryStateManager.standalone(new org.onosproject.store.service.TestStorageService(),
+                fabric, new SyncEventDelivery(), clock);
+        try {
+            assertEquals(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS_DEFAULT, m.flowIdleTimeoutMs());
+            m.ingest(new TelemetryBatch("c1", 0, 0, Arrays.asList(rate(1, port(1, 1), 120 * MBPS, 100))));
+            assertEquals(java.util.Set.of(port(1, 1)), m.congestedPorts());
+        } finally {
+            m.deactivateStandalone();
+        }
+    }
+
     static List<org.planck.api.FlowKey> flowsOf(java.util.Collection<FlowRecord> records) {
         List<org.planck.api.FlowKey> keys = new ArrayList<>();
         records.forEach(r -> keys.add(r.flow()));
