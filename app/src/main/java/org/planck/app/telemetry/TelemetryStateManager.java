@@ -68,6 +68,8 @@ import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_THRESHOL
 import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT_DEFAULT;
 import static org.planck.app.telemetry.OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS;
 import static org.planck.app.telemetry.OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS_DEFAULT;
+import static org.planck.app.telemetry.OsgiPropertyConstants.MAX_FLOW_RECORDS;
+import static org.planck.app.telemetry.OsgiPropertyConstants.MAX_FLOW_RECORDS_DEFAULT;
 import static org.planck.app.telemetry.OsgiPropertyConstants.SWEEP_INTERVAL_MS;
 import static org.planck.app.telemetry.OsgiPropertyConstants.SWEEP_INTERVAL_MS_DEFAULT;
 import static org.slf4j.LoggerFactory.getLogger;
@@ -85,6 +87,7 @@ import static org.slf4j.LoggerFactory.getLogger;
         property = {
                 FLOW_IDLE_TIMEOUT_MS + ":Integer=" + FLOW_IDLE_TIMEOUT_MS_DEFAULT,
                 SWEEP_INTERVAL_MS + ":Integer=" + SWEEP_INTERVAL_MS_DEFAULT,
+                MAX_FLOW_RECORDS + ":Integer=" + MAX_FLOW_RECORDS_DEFAULT,
                 CONGESTION_THRESHOLD_PERCENT + ":Double=" + CONGESTION_THRESHOLD_PERCENT_DEFAULT,
                 CONGESTION_HYSTERESIS_PERCENT + ":Double=" + CONGESTION_HYSTERESIS_PERCENT_DEFAULT,
         })
@@ -118,6 +121,9 @@ public class TelemetryStateManager
 
     /** Period of the idle-flow sweep, milliseconds. */
     private int sweepIntervalMs = SWEEP_INTERVAL_MS_DEFAULT;
+
+    /** Most flow records kept; reports of further new flows are dropped and counted. */
+    private int maxFlowRecords = MAX_FLOW_RECORDS_DEFAULT;
 
     /** Load-view utilisation (% of port capacity) at or above which a port is congested. */
     private double congestionThresholdPercent = CONGESTION_THRESHOLD_PERCENT_DEFAULT;
@@ -155,6 +161,7 @@ public class TelemetryStateManager
     private final LongAdder staleEvents = new LongAdder();
     private final LongAdder lostBatches = new LongAdder();
     private final LongAdder expiredFlows = new LongAdder();
+    private final LongAdder droppedFlowEvents = new LongAdder();
 
     /**
      * Wires and activates a manager outside OSGi, as the lab and benchmarks run it, with the
@@ -237,6 +244,12 @@ public class TelemetryStateManager
         Dictionary<?, ?> props = context == null ? null : context.getProperties();
         int idle = intProperty(props, FLOW_IDLE_TIMEOUT_MS, flowIdleTimeoutMs);
         int sweep = intProperty(props, SWEEP_INTERVAL_MS, sweepIntervalMs);
+        int maxFlows = intProperty(props, MAX_FLOW_RECORDS, maxFlowRecords);
+        if (maxFlows > 0) {
+            maxFlowRecords = maxFlows;
+        } else {
+            log.warn("Ignoring {}={}: must be > 0", MAX_FLOW_RECORDS, maxFlows);
+        }
         if (idle > 0) {
             flowIdleTimeoutMs = idle;
         } else {
@@ -332,6 +345,7 @@ public class TelemetryStateManager
         unknownDevice.add(tally.noDevice);
         unknownPort.add(tally.noPort);
         staleEvents.add(tally.stale);
+        droppedFlowEvents.add(tally.dropped);
         out.forEach(this::post);
         return new IngestResult(tally.accepted, tally.noDevice, tally.noPort);
     }
@@ -343,6 +357,7 @@ public class TelemetryStateManager
         int flowsApplied;
         int noticesApplied;
         int stale;
+        int dropped;
     }
 
     // Caller holds stateLock.
@@ -365,6 +380,11 @@ public class TelemetryStateManager
                 FlowRateEvent f = (FlowRateEvent) e;
                 FlowAtSwitch key = new FlowAtSwitch(f.flow(), cp.deviceId());
                 FlowRecord old = flows.get(key);
+                if (old == null && ledger.size() >= maxFlowRecords) {
+                    // Bounded table: a new flow beyond the limit is dropped and counted, never queued.
+                    tally.dropped++;
+                    continue;
+                }
                 if (old != null && old.lastSampleUs() > f.lastSampleUs()) {
                     // Reordered delivery: a newer estimate is already applied.
                     tally.stale++;
@@ -588,6 +608,6 @@ public class TelemetryStateManager
     public IngestCounters counters() {
         return new IngestCounters(batches.sum(), rejectedBatches.sum(), flowRateEvents.sum(),
                 congestionNotices.sum(), unknownDevice.sum(), unknownPort.sum(), staleEvents.sum(),
-                lostBatches.sum(), expiredFlows.sum());
+                lostBatches.sum(), expiredFlows.sum(), droppedFlowEvents.sum());
     }
 }

@@ -232,6 +232,25 @@ public class TelemetryStateManagerTest {
     }
 
     @Test
+    public void theFlowTableIsBoundedAndOverflowIsCounted() {
+        java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+        props.put(OsgiPropertyConstants.MAX_FLOW_RECORDS, "2");
+        manager.modified(new org.onlab.osgi.ComponentContextAdapter() {
+            @Override
+            public java.util.Dictionary getProperties() {
+                return props;
+            }
+        });
+        ingest(rate(1, port(1, 1), MBPS, 100), rate(2, port(1, 1), MBPS, 100), rate(3, port(1, 1), MBPS, 100));
+        assertEquals(2, manager.flowRecordCount());
+        assertEquals(1, manager.counters().droppedFlowEvents());
+        // Known flows still update at the limit.
+        ingest(rate(1, port(1, 2), MBPS, 200));
+        assertEquals(8_000_000L, manager.load(port(1, 2)).loadBps());
+        assertEquals(1, manager.counters().droppedFlowEvents());
+    }
+
+    @Test
     public void sequenceGapsCountAsLostBatches() {
         manager.ingest(new TelemetryBatch("c9", 10, 0, ImmutableList.of()));
         manager.ingest(new TelemetryBatch("c9", 11, 0, ImmutableList.of()));
