@@ -133,13 +133,13 @@ public class IngestBenchmark {
                 throw new IllegalStateException("benchmark batch not fully accepted: " + r);
             }
         }
+        if (manager.flowRecordCount() != FLOWS) {
+            throw new IllegalStateException("expected " + FLOWS + " live flows, got " + manager.flowRecordCount());
+        }
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        if (manager.flowRecordCount() != FLOWS) {
-            throw new IllegalStateException("expected " + FLOWS + " live flows, got " + manager.flowRecordCount());
-        }
         manager.deactivateStandalone();
     }
 
