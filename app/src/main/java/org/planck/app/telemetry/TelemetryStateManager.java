@@ -98,6 +98,7 @@ public class TelemetryStateManager
     /** Serializer of the replicated telemetry state. */
     public static final KryoNamespace SERIALIZER = KryoNamespace.newBuilder()
             .register(KryoNamespaces.API)
+            .nextId(KryoNamespaces.BEGIN_USER_CUSTOM_ID)
             .register(FlowKey.class, FlowAtSwitch.class, FlowRecord.class, RateEstimator.class,
                     PortCongestionNotice.class, CongestionState.class, CollectorCongestion.class)
             .build("PlanckTelemetry");
