@@ -35,12 +35,14 @@ import org.planck.api.telemetry.RateEstimator;
 import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.api.telemetry.TelemetryEvent;
+import org.planck.app.telemetry.OsgiPropertyConstants;
 import org.planck.app.telemetry.TelemetryStateManager;
 
 import java.io.ByteArrayInputStream;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -108,8 +110,12 @@ public class IngestBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws MalformedBatchException {
+        // A long idle timeout keeps all 100,000 flows live even when a loaded machine takes more
+        // than the default 2 s per round; the expiry sweep still runs every 250 ms.
+        Hashtable<String, Object> config = new Hashtable<>();
+        config.put(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS, "600000");
         manager = TelemetryStateManager.standalone(new TestStorageService(), new Fabric(),
-                new EventDeliveryServiceAdapter(), Clock.systemUTC());
+                new EventDeliveryServiceAdapter(), Clock.systemUTC(), config);
         int batches = FLOWS / EVENTS;
         bodies = new byte[batches][];
         long now = System.currentTimeMillis() * 1000;

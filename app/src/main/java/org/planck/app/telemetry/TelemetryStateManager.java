@@ -176,12 +176,32 @@ public class TelemetryStateManager
      */
     public static TelemetryStateManager standalone(StorageService storage, DeviceService devices,
                                                    EventDeliveryService events, Clock clock) {
+        return standalone(storage, devices, events, clock, null);
+    }
+
+    /**
+     * Wires and activates a manager outside OSGi with the given configuration properties
+     * (names in {@link OsgiPropertyConstants}; absent ones keep their defaults).
+     *
+     * @param storage source of the replicated maps
+     * @param devices known devices and ports
+     * @param events  delivery of congestion events
+     * @param clock   controller clock
+     * @param config  property name to value, or null
+     * @return the active manager; {@link #deactivateStandalone()} stops it
+     */
+    public static TelemetryStateManager standalone(StorageService storage, DeviceService devices,
+                                                   EventDeliveryService events, Clock clock,
+                                                   Dictionary<String, ?> config) {
         TelemetryStateManager m = new TelemetryStateManager();
         m.storageService = storage;
         m.deviceService = devices;
         m.eventDispatcher = events;
         m.clock = clock;
         m.activate(null);
+        if (config != null) {
+            m.readConfig(config);
+        }
         return m;
     }
 
@@ -242,7 +262,10 @@ public class TelemetryStateManager
     }
 
     private void readConfig(ComponentContext context) {
-        Dictionary<?, ?> props = context == null ? null : context.getProperties();
+        readConfig(context == null ? null : context.getProperties());
+    }
+
+    private void readConfig(Dictionary<?, ?> props) {
         int idle = intProperty(props, FLOW_IDLE_TIMEOUT_MS, flowIdleTimeoutMs);
         int sweep = intProperty(props, SWEEP_INTERVAL_MS, sweepIntervalMs);
         int maxFlows = intProperty(props, MAX_FLOW_RECORDS, maxFlowRecords);

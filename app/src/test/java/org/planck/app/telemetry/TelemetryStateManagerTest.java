@@ -298,6 +298,19 @@ public class TelemetryStateManagerTest {
         } finally {
             m.deactivateStandalone();
         }
+        java.util.Hashtable<String, Object> config = new java.util.Hashtable<>();
+        config.put(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS, "5000");
+        config.put(OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT, "not a number");
+        TelemetryStateManager configured = TelemetryStateManager.standalone(
+                new org.onosproject.store.service.TestStorageService(), fabric, new SyncEventDelivery(), clock, config);
+        try {
+            assertEquals(5000, configured.flowIdleTimeoutMs());
+            // The malformed threshold is ignored: 92% still congests at the default 90%.
+            configured.ingest(new TelemetryBatch("c1", 0, 0, Arrays.asList(rate(1, port(1, 1), 115 * MBPS, 100))));
+            assertEquals(java.util.Set.of(port(1, 1)), configured.congestedPorts());
+        } finally {
+            configured.deactivateStandalone();
+        }
     }
 
     static List<org.planck.api.FlowKey> flowsOf(java.util.Collection<FlowRecord> records) {
