@@ -59,7 +59,7 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
-@Warmup(iterations = 3, time = 5)
+@Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 5, time = 5)
 // Kryo (the replicated state's serializer) reflects into java.base, as in surefire's argLine.
 @Fork(value = 1, jvmArgs = {"-Xms2g", "-Xmx2g",
