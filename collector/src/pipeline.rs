@@ -283,6 +283,15 @@ impl<D: Decoder> Worker<D> {
         }
     }
 
+    /// Report what changed since the last report and fold the counters, without waiting
+    /// for the interval (shutdown).
+    pub fn flush(&mut self) {
+        self.report_dirty();
+        if let Some(m) = &self.metrics {
+            self.counters.drain_into(m);
+        }
+    }
+
     fn report_dirty(&mut self) {
         let params = self.cfg.window;
         let mut dirty = std::mem::take(&mut self.dirty);
@@ -296,9 +305,10 @@ impl<D: Decoder> Worker<D> {
             }
             st.dirty = false;
             let (Some(est), Some(sink)) = (st.current(&params), &self.sink) else { continue };
-            if st.port == NO_PORT {
+            if st.port == NO_PORT || est.last_ns == st.reported_to_ns {
                 continue;
             }
+            st.reported_to_ns = est.last_ns;
             let port = &self.map.ports[st.port as usize];
             let t = st.key.tuple;
             sink.send(Event::FlowRate(FlowRate {

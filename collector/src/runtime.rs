@@ -101,7 +101,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
                         metrics.kernel_drops.inc_by(ring.take_stats().1);
                     }
                 }
-                worker.tick(u64::MAX / 2);
+                worker.flush();
                 res
             })
             .map_err(|e| e.to_string())?;

@@ -65,8 +65,10 @@ pub struct SequenceRate {
     window_sampled_bytes: u64,
     rate: f64,
     has_rate: bool,
-    /// Start time of the window that produced `rate`.
+    /// Start and end (capture times of its first and last samples) of the window that
+    /// produced `rate`.
     rate_from_ns: u64,
+    rate_to_ns: u64,
     samples: u64,
     window_samples: u64,
     rate_samples: u64,
@@ -117,6 +119,7 @@ impl SequenceRate {
         self.rate = covered as f64 * 1e9 / elapsed as f64;
         self.has_rate = true;
         self.rate_from_ns = self.window_start_ns;
+        self.rate_to_ns = ts_ns;
         self.rate_samples = self.window_samples + 1;
         let coverage = WindowCoverage { covered_bytes: covered, sampled_bytes: self.window_sampled_bytes };
         self.window_seq = seq;
@@ -136,6 +139,9 @@ impl SequenceRate {
     }
     pub fn rate_from_ns(&self) -> u64 {
         self.rate_from_ns
+    }
+    pub fn rate_to_ns(&self) -> u64 {
+        self.rate_to_ns
     }
     pub fn samples(&self) -> u64 {
         self.samples
@@ -173,6 +179,7 @@ pub struct SampledBytesRate {
     rate: f64,
     has_rate: bool,
     rate_from_ns: u64,
+    rate_to_ns: u64,
     rate_samples: u64,
     samples: u64,
 }
@@ -206,6 +213,7 @@ impl SampledBytesRate {
         self.rate = self.window_bytes * 1e9 / elapsed as f64;
         self.has_rate = true;
         self.rate_from_ns = self.window_start_ns;
+        self.rate_to_ns = ts_ns;
         self.rate_samples = self.window_samples + 1;
         self.window_start_ns = ts_ns;
         self.window_bytes = 0.0;
@@ -221,6 +229,9 @@ impl SampledBytesRate {
     }
     pub fn rate_from_ns(&self) -> u64 {
         self.rate_from_ns
+    }
+    pub fn rate_to_ns(&self) -> u64 {
+        self.rate_to_ns
     }
     pub fn samples(&self) -> u64 {
         self.samples

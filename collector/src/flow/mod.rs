@@ -51,6 +51,8 @@ pub struct FlowState {
     pub contributed_bps: u64,
     /// Changed since the last report.
     pub dirty: bool,
+    /// End of the last reported estimate window: a window is reported once.
+    pub reported_to_ns: u64,
 }
 
 impl FlowState {
@@ -66,6 +68,7 @@ impl FlowState {
             last_seen_ns: now_ns,
             contributed_bps: 0,
             dirty: false,
+            reported_to_ns: 0,
         }
     }
 
@@ -74,18 +77,18 @@ impl FlowState {
     pub fn current(&self, params: &WindowParams) -> Option<RateEstimate> {
         if self.is_tcp && !self.seq.unusable(params) {
             if let Some(r) = self.seq.rate() {
-                return Some(RateEstimate { kind: EstimatorKind::TcpSeq, bytes_per_sec: r, samples: self.seq.rate_samples(), first_ns: self.seq.rate_from_ns(), last_ns: self.seq.last_ns() });
+                return Some(RateEstimate { kind: EstimatorKind::TcpSeq, bytes_per_sec: r, samples: self.seq.rate_samples(), first_ns: self.seq.rate_from_ns(), last_ns: self.seq.rate_to_ns() });
             }
         }
         if self.is_tcp && self.seq.samples() == 0 {
             if let Some(r) = self.ack.rate() {
-                return Some(RateEstimate { kind: EstimatorKind::TcpAck, bytes_per_sec: r, samples: self.ack.rate_samples(), first_ns: self.ack.rate_from_ns(), last_ns: self.ack.last_ns() });
+                return Some(RateEstimate { kind: EstimatorKind::TcpAck, bytes_per_sec: r, samples: self.ack.rate_samples(), first_ns: self.ack.rate_from_ns(), last_ns: self.ack.rate_to_ns() });
             }
         }
         let usable_seq = self.is_tcp && self.seq.rate().is_some() && !self.seq.unusable(params);
         if !usable_seq {
             if let Some(r) = self.bytes.rate() {
-                return Some(RateEstimate { kind: EstimatorKind::SampledBytes, bytes_per_sec: r, samples: self.bytes.rate_samples(), first_ns: self.bytes.rate_from_ns(), last_ns: self.bytes.last_ns() });
+                return Some(RateEstimate { kind: EstimatorKind::SampledBytes, bytes_per_sec: r, samples: self.bytes.rate_samples(), first_ns: self.bytes.rate_from_ns(), last_ns: self.bytes.rate_to_ns() });
             }
         }
         None
