@@ -140,7 +140,13 @@ impl<D: Decoder> Worker<D> {
                 let Some(slot) = self.flow_slot(key, p.dst_mac, ts_ns, true) else { return };
                 let ratio = self.ratio_or_default(switch);
                 let st = self.flows.get(slot);
-                let b = st.bytes.on_sample(ts_ns, seg.payload_len as f64 * ratio, &params);
+                // Sampled bytes are only the fallback: kept while sequence numbers are
+                // unusable (saves touching that state on the common path).
+                let b = if st.seq.unusable(&params) {
+                    st.bytes.on_sample(ts_ns, seg.payload_len as f64 * ratio, &params)
+                } else {
+                    SampleOutcome::Accepted
+                };
                 let (o, coverage) = if seg.payload_len > 0 || seg.syn || seg.fin {
                     st.seq.on_sample(seg.seq_end(), ts_ns, seg.payload_len, &params)
                 } else {

@@ -96,7 +96,7 @@ impl FlowState {
 
     /// Mean rate over the flow's whole sampled lifetime (replay output).
     pub fn lifetime(&self, params: &WindowParams) -> RateEstimate {
-        let seq_ok = self.is_tcp && self.seq.samples() > 1 && !self.seq.unusable(params);
+        let seq_ok = self.is_tcp && self.seq.samples() > 1 && (!self.seq.unusable(params) || self.bytes.samples() < 2);
         let (kind, rate, samples, first, last) = if seq_ok {
             (EstimatorKind::TcpSeq, self.seq.lifetime_rate(), self.seq.samples(), self.seq.first_ns(), self.seq.last_ns())
         } else if self.is_tcp && self.seq.samples() == 0 && self.ack.samples() > 1 {
