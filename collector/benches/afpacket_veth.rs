@@ -7,13 +7,13 @@
 //! PLANCK_BENCH_SECS=10 cargo bench -p planck-collector --bench afpacket_veth
 
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 use etherparse::PacketBuilder;
-use planck_collector::capture::afpacket::{interface_index, PacketRing, RingConfig};
+use planck_collector::capture::afpacket::{PacketRing, RingConfig, interface_index};
 use planck_collector::decode::MirroredFrameDecoder;
 use planck_collector::detect::DetectionSettings;
 use planck_collector::forwarding::{CompiledMap, StaticSwitches};
@@ -31,7 +31,11 @@ impl Drop for VethPair {
 }
 
 fn ip(args: &[&str]) {
-    let ok = Command::new("ip").args(args).status().map(|s| s.success()).unwrap_or(false);
+    let ok = Command::new("ip")
+        .args(args)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
     assert!(ok, "ip {args:?} failed");
 }
 
@@ -40,10 +44,15 @@ fn main() {
         eprintln!("afpacket_veth: skipped (needs root to create a veth pair)");
         return;
     }
-    let secs: u64 = std::env::var("PLANCK_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(3);
+    let secs: u64 = std::env::var("PLANCK_BENCH_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3);
     let tag = std::process::id() & 0xffff;
     let (tx_if, rx_if) = (format!("pkv{tag:04x}a"), format!("pkv{tag:04x}b"));
-    ip(&["link", "add", &tx_if, "type", "veth", "peer", "name", &rx_if]);
+    ip(&[
+        "link", "add", &tx_if, "type", "veth", "peer", "name", &rx_if,
+    ]);
     let _guard = VethPair(tx_if.clone());
     for l in [&tx_if, &rx_if] {
         let _ = std::fs::write(format!("/proc/sys/net/ipv6/conf/{l}/disable_ipv6"), "1");
@@ -61,10 +70,30 @@ fn main() {
             .unwrap();
     }
 
-    let statics = StaticSwitches { vlans: vec![], interface_switches: vec!["of:1".into()] };
+    let statics = StaticSwitches {
+        vlans: vec![],
+        interface_switches: vec!["of:1".into()],
+    };
     let map = CompiledMap::build(None, None, &statics, 1).unwrap();
-    let mut worker = Worker::new(WorkerConfig::default(), MirroredFrameDecoder, Arc::new(ArcSwap::from_pointee(map)), Arc::new(DetectionSettings::new(80.0, 5.0, 5.0)), None, None);
-    let mut ring = PacketRing::open(&rx_if, &RingConfig { block_size: 1 << 22, block_count: 64, block_timeout_ms: 1, promiscuous: false }, None).unwrap();
+    let mut worker = Worker::new(
+        WorkerConfig::default(),
+        MirroredFrameDecoder,
+        Arc::new(ArcSwap::from_pointee(map)),
+        Arc::new(DetectionSettings::new(80.0, 5.0, 5.0)),
+        None,
+        None,
+    );
+    let mut ring = PacketRing::open(
+        &rx_if,
+        &RingConfig {
+            block_size: 1 << 22,
+            block_count: 64,
+            block_timeout_ms: 1,
+            promiscuous: false,
+        },
+        None,
+    )
+    .unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
@@ -77,11 +106,24 @@ fn main() {
             let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
             sll.sll_family = libc::AF_PACKET as u16;
             sll.sll_ifindex = ifindex as i32;
-            let rc = unsafe { libc::bind(fd, &sll as *const _ as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_ll>() as u32) };
+            let rc = unsafe {
+                libc::bind(
+                    fd,
+                    &sll as *const _ as *const libc::sockaddr,
+                    std::mem::size_of::<libc::sockaddr_ll>() as u32,
+                )
+            };
             assert_eq!(rc, 0);
             let mut next = 0usize;
-            let mut iov: Vec<libc::iovec> = vec![libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 64 }; BATCH];
-            let mut msgs: Vec<libc::mmsghdr> = (0..BATCH).map(|_| unsafe { std::mem::zeroed() }).collect();
+            let mut iov: Vec<libc::iovec> = vec![
+                libc::iovec {
+                    iov_base: std::ptr::null_mut(),
+                    iov_len: 64
+                };
+                BATCH
+            ];
+            let mut msgs: Vec<libc::mmsghdr> =
+                (0..BATCH).map(|_| unsafe { std::mem::zeroed() }).collect();
             while !stop.load(Ordering::Relaxed) {
                 for i in 0..BATCH {
                     iov[i].iov_base = frames[next * 64..].as_ptr() as *mut libc::c_void;
@@ -101,7 +143,8 @@ fn main() {
     // Warm up, then measure.
     let warm = Instant::now() + Duration::from_millis(500);
     while Instant::now() < warm {
-        ring.poll_once(10, |m, f| worker.on_frame(m.ts_ns, m.vlan, Some(0), f)).unwrap();
+        ring.poll_once(10, |m, f| worker.on_frame(m.ts_ns, m.vlan, Some(0), f))
+            .unwrap();
     }
     let _ = ring.take_stats();
     let sent0 = sent.load(Ordering::Relaxed);
@@ -109,7 +152,9 @@ fn main() {
     let start = Instant::now();
     let end = start + Duration::from_secs(secs);
     while Instant::now() < end {
-        processed += ring.poll_once(10, |m, f| worker.on_frame(m.ts_ns, m.vlan, Some(0), f)).unwrap() as u64;
+        processed += ring
+            .poll_once(10, |m, f| worker.on_frame(m.ts_ns, m.vlan, Some(0), f))
+            .unwrap() as u64;
         worker.tick(m_now());
     }
     let elapsed = start.elapsed().as_secs_f64();

@@ -6,11 +6,13 @@
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use etherparse::PacketBuilder;
-use planck_collector::decode::{frame::decode_frame, MirroredFrameDecoder};
+use planck_collector::decode::{MirroredFrameDecoder, frame::decode_frame};
 use planck_collector::detect::DetectionSettings;
-use planck_collector::forwarding::{CompiledMap, ForwardingMapV1, MacEntry, PortEntry, StaticSwitches, SwitchEntry};
+use planck_collector::forwarding::{
+    CompiledMap, ForwardingMapV1, MacEntry, PortEntry, StaticSwitches, SwitchEntry,
+};
 use planck_collector::pipeline::{Worker, WorkerConfig};
 
 const FLOWS: usize = 100_000;
@@ -33,10 +35,18 @@ fn frames() -> (Vec<u8>, Vec<u32>) {
         x ^= x >> 7;
         x ^= x << 17;
         // Every flow once, then at random.
-        let f = if i < FLOWS { i } else { (x % FLOWS as u64) as usize };
+        let f = if i < FLOWS {
+            i
+        } else {
+            (x % FLOWS as u64) as usize
+        };
         let dst_host = f % HOSTS;
         let b = PacketBuilder::ethernet2(host_mac(HOSTS + 1), host_mac(dst_host))
-            .ipv4([10, 1, (f >> 8) as u8, f as u8], [10, 2, 0, dst_host as u8], 64)
+            .ipv4(
+                [10, 1, (f >> 8) as u8, f as u8],
+                [10, 2, 0, dst_host as u8],
+                64,
+            )
             .tcp(10_000 + (f % 50_000) as u16, 5201, 0, 65535)
             .ack(1);
         let start = buf.len();
@@ -56,8 +66,18 @@ fn forwarding() -> ForwardingMapV1 {
             switch: "of:0000000000000001".into(),
             rspan_vlan: 1,
             mirror_port: 99,
-            ports: (0..HOSTS as u32).map(|p| PortEntry { port: p, capacity_bps: 10_000_000_000 }).collect(),
-            entries: (0..HOSTS).map(|h| MacEntry { mac: planck_collector::forwarding::format_mac(&host_mac(h)), port: h as u32 }).collect(),
+            ports: (0..HOSTS as u32)
+                .map(|p| PortEntry {
+                    port: p,
+                    capacity_bps: 10_000_000_000,
+                })
+                .collect(),
+            entries: (0..HOSTS)
+                .map(|h| MacEntry {
+                    mac: planck_collector::forwarding::format_mac(&host_mac(h)),
+                    port: h as u32,
+                })
+                .collect(),
         }],
     }
 }
@@ -91,23 +111,39 @@ impl Replay {
 
 fn bench(c: &mut Criterion) {
     let (buf, flow_of) = frames();
-    let statics = StaticSwitches { vlans: vec![], interface_switches: vec!["of:0000000000000001".into()] };
+    let statics = StaticSwitches {
+        vlans: vec![],
+        interface_switches: vec!["of:0000000000000001".into()],
+    };
     let map = CompiledMap::build(None, Some(&forwarding()), &statics, 1).unwrap();
     let source = Arc::new(ArcSwap::from_pointee(map));
     let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 5.0));
-    let cfg = WorkerConfig { max_flows: 1 << 18, ..WorkerConfig::default() };
+    let cfg = WorkerConfig {
+        max_flows: 1 << 18,
+        ..WorkerConfig::default()
+    };
     let mut worker = Worker::new(cfg, MirroredFrameDecoder, source, settings, None, None);
-    let mut replay = Replay { buf, flow_of, seq: vec![0; FLOWS], next: 0, ts_ns: 1_000_000_000 };
+    let mut replay = Replay {
+        buf,
+        flow_of,
+        seq: vec![0; FLOWS],
+        next: 0,
+        ts_ns: 1_000_000_000,
+    };
     // Warm the flow table so every flow exists before measuring.
     replay.run_batch(&mut worker, FRAMES);
     assert_eq!(worker.flows().len(), FLOWS);
 
     let mut g = c.benchmark_group("pipeline");
     g.throughput(Throughput::Elements(BATCH as u64));
-    g.bench_function("decode_map_estimate_64B_100k_flows", |b| b.iter(|| replay.run_batch(&mut worker, BATCH)));
+    g.bench_function("decode_map_estimate_64B_100k_flows", |b| {
+        b.iter(|| replay.run_batch(&mut worker, BATCH))
+    });
     let frame = replay.buf[..FRAME_LEN].to_vec();
     g.throughput(Throughput::Elements(1));
-    g.bench_function("decode_only_64B", |b| b.iter(|| decode_frame(std::hint::black_box(&frame), None)));
+    g.bench_function("decode_only_64B", |b| {
+        b.iter(|| decode_frame(std::hint::black_box(&frame), None))
+    });
     g.finish();
 }
 

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::capture::afpacket::RingConfig;
 use crate::flow::estimator::WindowParams;
-use crate::forwarding::{validate_detection, StaticSwitches};
+use crate::forwarding::{StaticSwitches, validate_detection};
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -61,13 +61,25 @@ pub struct EstimatorConfig {
 
 impl Default for EstimatorConfig {
     fn default() -> Self {
-        EstimatorConfig { min_window_us: 200, max_window_ms: 200, window_kib: 256, idle_timeout_ms: 2000, max_flows_per_worker: 1 << 18, default_sampling_ratio: 1.0 }
+        EstimatorConfig {
+            min_window_us: 200,
+            max_window_ms: 200,
+            window_kib: 256,
+            idle_timeout_ms: 2000,
+            max_flows_per_worker: 1 << 18,
+            default_sampling_ratio: 1.0,
+        }
     }
 }
 
 impl EstimatorConfig {
     pub fn window(&self) -> WindowParams {
-        WindowParams { min_window_ns: self.min_window_us * 1000, max_window_ns: self.max_window_ms * 1_000_000, window_bytes: self.window_kib * 1024, ..WindowParams::default() }
+        WindowParams {
+            min_window_ns: self.min_window_us * 1000,
+            max_window_ns: self.max_window_ms * 1_000_000,
+            window_bytes: self.window_kib * 1024,
+            ..WindowParams::default()
+        }
     }
 }
 
@@ -81,7 +93,11 @@ pub struct DetectConfig {
 
 impl Default for DetectConfig {
     fn default() -> Self {
-        DetectConfig { congestion_threshold_pct: 80.0, hysteresis_pct: 5.0, flow_report_interval_ms: 5.0 }
+        DetectConfig {
+            congestion_threshold_pct: 80.0,
+            hysteresis_pct: 5.0,
+            flow_report_interval_ms: 5.0,
+        }
     }
 }
 
@@ -114,7 +130,9 @@ pub struct ControlConfig {
 
 impl Default for ControlConfig {
     fn default() -> Self {
-        ControlConfig { listen: default_listen() }
+        ControlConfig {
+            listen: default_listen(),
+        }
     }
 }
 
@@ -161,7 +179,10 @@ fn default_listen() -> String {
 
 /// Parse a `VLAN=SWITCH` pair.
 pub fn parse_vlan_pair(vlan: &str, switch: &str) -> Result<(u16, String), String> {
-    let v: u16 = vlan.trim().parse().map_err(|_| format!("VLAN {vlan:?} is not a number"))?;
+    let v: u16 = vlan
+        .trim()
+        .parse()
+        .map_err(|_| format!("VLAN {vlan:?} is not a number"))?;
     if !(1..=4094).contains(&v) {
         return Err(format!("VLAN {v} out of range 1-4094"));
     }
@@ -179,7 +200,9 @@ impl Config {
 
     pub fn parse(text: &str) -> Result<Config, String> {
         let cfg: Config = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
             let msg = e.message().replace('\n', " ");
             match line {
                 Some(l) => format!("line {l}: {msg}"),
@@ -198,14 +221,23 @@ impl Config {
             return Err("capture.interface is empty".into());
         }
         if !(1..=64).contains(&self.capture.workers) {
-            return Err(format!("capture.workers {} out of range 1-64", self.capture.workers));
+            return Err(format!(
+                "capture.workers {} out of range 1-64",
+                self.capture.workers
+            ));
         }
         let block = self.capture.ring_block_kib.checked_mul(1024).unwrap_or(0);
         if block < 4096 || !block.is_power_of_two() {
-            return Err(format!("capture.ring_block_kib {} must be a power of two >= 4", self.capture.ring_block_kib));
+            return Err(format!(
+                "capture.ring_block_kib {} must be a power of two >= 4",
+                self.capture.ring_block_kib
+            ));
         }
         if self.capture.ring_blocks == 0 || self.capture.ring_blocks > 4096 {
-            return Err(format!("capture.ring_blocks {} out of range 1-4096", self.capture.ring_blocks));
+            return Err(format!(
+                "capture.ring_blocks {} out of range 1-4096",
+                self.capture.ring_blocks
+            ));
         }
         self.statics()?;
         let e = &self.estimator;
@@ -213,12 +245,19 @@ impl Config {
             return Err("estimator: need 0 < min_window_us <= max_window_ms".into());
         }
         if e.window_kib == 0 || e.max_flows_per_worker == 0 || e.idle_timeout_ms == 0 {
-            return Err("estimator: window_kib, max_flows_per_worker and idle_timeout_ms must be > 0".into());
+            return Err(
+                "estimator: window_kib, max_flows_per_worker and idle_timeout_ms must be > 0"
+                    .into(),
+            );
         }
         if !(e.default_sampling_ratio >= 1.0 && e.default_sampling_ratio.is_finite()) {
             return Err("estimator.default_sampling_ratio must be >= 1".into());
         }
-        validate_detection(self.detect.congestion_threshold_pct, self.detect.hysteresis_pct).map_err(|e| format!("detect: {e}"))?;
+        validate_detection(
+            self.detect.congestion_threshold_pct,
+            self.detect.hysteresis_pct,
+        )
+        .map_err(|e| format!("detect: {e}"))?;
         if !(1.0..=1000.0).contains(&self.detect.flow_report_interval_ms) {
             return Err("detect.flow_report_interval_ms out of range 1-1000".into());
         }
@@ -236,7 +275,15 @@ impl Config {
                 return Err("export: need 0 < min_backoff_ms <= max_backoff_ms".into());
             }
         }
-        self.control.listen.parse::<std::net::SocketAddr>().map_err(|_| format!("control.listen {:?} is not an address:port", self.control.listen))?;
+        self.control
+            .listen
+            .parse::<std::net::SocketAddr>()
+            .map_err(|_| {
+                format!(
+                    "control.listen {:?} is not an address:port",
+                    self.control.listen
+                )
+            })?;
         Ok(())
     }
 
@@ -245,11 +292,19 @@ impl Config {
         for (v, s) in &self.vlans {
             vlans.push(parse_vlan_pair(v, s).map_err(|e| format!("vlans: {e}"))?);
         }
-        Ok(StaticSwitches { vlans, interface_switches: self.capture.switch.iter().cloned().collect() })
+        Ok(StaticSwitches {
+            vlans,
+            interface_switches: self.capture.switch.iter().cloned().collect(),
+        })
     }
 
     pub fn ring(&self) -> RingConfig {
-        RingConfig { block_size: self.capture.ring_block_kib * 1024, block_count: self.capture.ring_blocks, block_timeout_ms: self.capture.block_timeout_ms, promiscuous: self.capture.promiscuous }
+        RingConfig {
+            block_size: self.capture.ring_block_kib * 1024,
+            block_count: self.capture.ring_blocks,
+            block_timeout_ms: self.capture.block_timeout_ms,
+            promiscuous: self.capture.promiscuous,
+        }
     }
 }
 
@@ -290,7 +345,10 @@ listen = "127.0.0.1:7070"
     fn example_parses() {
         let c = Config::parse(EXAMPLE).unwrap();
         assert_eq!(c.capture.workers, 2);
-        assert_eq!(c.statics().unwrap().vlans, vec![(10, "of:0000000000000002".to_string())]);
+        assert_eq!(
+            c.statics().unwrap().vlans,
+            vec![(10, "of:0000000000000002".to_string())]
+        );
         assert_eq!(c.estimator.window().max_window_ns, 100_000_000);
         assert_eq!(c.estimator.window_kib, 256);
     }
@@ -301,10 +359,19 @@ listen = "127.0.0.1:7070"
             (EXAMPLE.replace("workers = 2", "workers = 0"), "workers"),
             (EXAMPLE.replace("workers = 2", "wrokers = 2"), "wrokers"),
             (EXAMPLE.replace("\"10\" =", "\"5000\" ="), "VLAN"),
-            (EXAMPLE.replace("hysteresis_pct = 5", "hysteresis_pct = 90"), "hysteresis"),
+            (
+                EXAMPLE.replace("hysteresis_pct = 5", "hysteresis_pct = 90"),
+                "hysteresis",
+            ),
             (EXAMPLE.replace("http://127", "ftp://127"), "http"),
-            (EXAMPLE.replace("listen = \"127.0.0.1:7070\"", "listen = \"nowhere\""), "listen"),
-            (EXAMPLE.replace("collector_id = \"c1\"", "collector_id = 5"), "line 2"),
+            (
+                EXAMPLE.replace("listen = \"127.0.0.1:7070\"", "listen = \"nowhere\""),
+                "listen",
+            ),
+            (
+                EXAMPLE.replace("collector_id = \"c1\"", "collector_id = 5"),
+                "line 2",
+            ),
         ] {
             let e = Config::parse(&bad).unwrap_err();
             assert!(e.contains(needle), "{e}");

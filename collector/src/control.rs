@@ -33,16 +33,39 @@ pub struct Reply {
 
 fn error(status: u16, message: impl Into<String>) -> Reply {
     let body = serde_json::json!({"code": status, "message": message.into()}).to_string();
-    Reply { status, body, content_type: "application/json" }
+    Reply {
+        status,
+        body,
+        content_type: "application/json",
+    }
 }
 
 fn no_content() -> Reply {
-    Reply { status: 204, body: String::new(), content_type: "application/json" }
+    Reply {
+        status: 204,
+        body: String::new(),
+        content_type: "application/json",
+    }
 }
 
 impl ControlPlane {
-    pub fn new(collector_id: String, map: Arc<ArcSwap<CompiledMap>>, statics: StaticSwitches, workers: usize, settings: Arc<DetectionSettings>, metrics: Arc<Metrics>) -> Self {
-        ControlPlane { collector_id, map, statics, workers, settings, metrics, update: Mutex::new(()) }
+    pub fn new(
+        collector_id: String,
+        map: Arc<ArcSwap<CompiledMap>>,
+        statics: StaticSwitches,
+        workers: usize,
+        settings: Arc<DetectionSettings>,
+        metrics: Arc<Metrics>,
+    ) -> Self {
+        ControlPlane {
+            collector_id,
+            map,
+            statics,
+            workers,
+            settings,
+            metrics,
+            update: Mutex::new(()),
+        }
     }
 
     pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Reply {
@@ -50,17 +73,36 @@ impl ControlPlane {
         match (method, path) {
             ("PUT", "/v1/forwarding") => self.put_forwarding(body),
             ("GET", "/v1/forwarding") => match &self.map.load().source {
-                Some(m) => Reply { status: 200, body: serde_json::to_string(m).expect("map serializes"), content_type: "application/json" },
+                Some(m) => Reply {
+                    status: 200,
+                    body: serde_json::to_string(m).expect("map serializes"),
+                    content_type: "application/json",
+                },
                 None => error(404, "no forwarding map received yet"),
             },
             ("PUT", "/v1/config") => self.put_config(body),
             ("GET", "/v1/config") => {
                 let s = &self.settings;
-                let c = CollectorConfigV1 { version: 1, congestion_threshold_pct: s.threshold_pct(), hysteresis_pct: s.hysteresis_pct(), flow_report_interval_ms: s.report_interval_ns() as f64 / 1e6 };
-                Reply { status: 200, body: serde_json::to_string(&c).expect("config serializes"), content_type: "application/json" }
+                let c = CollectorConfigV1 {
+                    version: 1,
+                    congestion_threshold_pct: s.threshold_pct(),
+                    hysteresis_pct: s.hysteresis_pct(),
+                    flow_report_interval_ms: s.report_interval_ns() as f64 / 1e6,
+                };
+                Reply {
+                    status: 200,
+                    body: serde_json::to_string(&c).expect("config serializes"),
+                    content_type: "application/json",
+                }
             }
-            ("GET", "/metrics") => Reply { status: 200, body: self.metrics.encode(), content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8" },
-            (_, "/v1/forwarding" | "/v1/config" | "/metrics") => error(405, format!("method {method} not allowed on {path}")),
+            ("GET", "/metrics") => Reply {
+                status: 200,
+                body: self.metrics.encode(),
+                content_type: "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            },
+            (_, "/v1/forwarding" | "/v1/config" | "/metrics") => {
+                error(405, format!("method {method} not allowed on {path}"))
+            }
             _ => error(404, format!("no resource {path}")),
         }
     }
@@ -75,14 +117,19 @@ impl ControlPlane {
         }
         let _guard = self.update.lock().unwrap_or_else(|p| p.into_inner());
         let current = self.map.load_full();
-        if let Some(g) = current.generation {
-            if map.generation <= g {
-                return error(409, format!("generation {} is not newer than {}", map.generation, g));
-            }
+        if let Some(g) = current.generation
+            && map.generation <= g
+        {
+            return error(
+                409,
+                format!("generation {} is not newer than {}", map.generation, g),
+            );
         }
         match CompiledMap::build(Some(&current), Some(&map), &self.statics, self.workers) {
             Ok(compiled) => {
-                self.metrics.forwarding_generation.set(map.generation as i64);
+                self.metrics
+                    .forwarding_generation
+                    .set(map.generation as i64);
                 self.map.store(Arc::new(compiled));
                 no_content()
             }
@@ -98,7 +145,11 @@ impl ControlPlane {
         if let Err(e) = cfg.validate() {
             return error(400, format!("bad config: {e}"));
         }
-        self.settings.set(cfg.congestion_threshold_pct, cfg.hysteresis_pct, cfg.flow_report_interval_ms);
+        self.settings.set(
+            cfg.congestion_threshold_pct,
+            cfg.hysteresis_pct,
+            cfg.flow_report_interval_ms,
+        );
         no_content()
     }
 
@@ -113,13 +164,19 @@ impl ControlPlane {
                 error(413, format!("body larger than {MAX_BODY} bytes"))
             } else {
                 match req.as_reader().take(MAX_BODY + 1).read_to_end(&mut body) {
-                    Ok(_) if body.len() as u64 > MAX_BODY => error(413, format!("body larger than {MAX_BODY} bytes")),
+                    Ok(_) if body.len() as u64 > MAX_BODY => {
+                        error(413, format!("body larger than {MAX_BODY} bytes"))
+                    }
                     Ok(_) => self.handle(&method, &url, &body),
                     Err(e) => error(400, format!("could not read body: {e}")),
                 }
             };
-            let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], reply.content_type.as_bytes()).expect("static header");
-            let resp = tiny_http::Response::from_string(reply.body).with_status_code(reply.status).with_header(header);
+            let header =
+                tiny_http::Header::from_bytes(&b"Content-Type"[..], reply.content_type.as_bytes())
+                    .expect("static header");
+            let resp = tiny_http::Response::from_string(reply.body)
+                .with_status_code(reply.status)
+                .with_header(header);
             let _ = req.respond(resp);
         }
     }
@@ -131,25 +188,48 @@ mod tests {
 
     fn plane() -> ControlPlane {
         let statics = StaticSwitches::default();
-        let map = Arc::new(ArcSwap::from_pointee(CompiledMap::build(None, None, &statics, 1).unwrap()));
-        ControlPlane::new("c1".into(), map, statics, 1, Arc::new(DetectionSettings::new(80.0, 5.0, 5.0)), Arc::new(Metrics::new()))
+        let map = Arc::new(ArcSwap::from_pointee(
+            CompiledMap::build(None, None, &statics, 1).unwrap(),
+        ));
+        ControlPlane::new(
+            "c1".into(),
+            map,
+            statics,
+            1,
+            Arc::new(DetectionSettings::new(80.0, 5.0, 5.0)),
+            Arc::new(Metrics::new()),
+        )
     }
 
     fn map_body(generation: u64) -> String {
-        format!(r#"{{"version":1,"collector":"c1","generation":{generation},"switches":[{{"switch":"of:1","rspanVlan":3,"mirrorPort":9,"ports":[{{"port":1,"capacityBps":1000}}],"entries":[{{"mac":"02:00:00:00:00:01","port":1}}]}}]}}"#)
+        format!(
+            r#"{{"version":1,"collector":"c1","generation":{generation},"switches":[{{"switch":"of:1","rspanVlan":3,"mirrorPort":9,"ports":[{{"port":1,"capacityBps":1000}}],"entries":[{{"mac":"02:00:00:00:00:01","port":1}}]}}]}}"#
+        )
     }
 
     #[test]
     fn forwarding_push_generation_rule() {
         let p = plane();
-        assert_eq!(p.handle("PUT", "/v1/forwarding", map_body(5).as_bytes()).status, 204);
+        assert_eq!(
+            p.handle("PUT", "/v1/forwarding", map_body(5).as_bytes())
+                .status,
+            204
+        );
         assert_eq!(p.map.load().generation, Some(5));
         let r = p.handle("PUT", "/v1/forwarding", map_body(5).as_bytes());
         assert_eq!(r.status, 409);
         let v: serde_json::Value = serde_json::from_str(&r.body).unwrap();
         assert_eq!(v["code"], 409);
-        assert_eq!(p.handle("PUT", "/v1/forwarding", map_body(4).as_bytes()).status, 409);
-        assert_eq!(p.handle("PUT", "/v1/forwarding", map_body(6).as_bytes()).status, 204);
+        assert_eq!(
+            p.handle("PUT", "/v1/forwarding", map_body(4).as_bytes())
+                .status,
+            409
+        );
+        assert_eq!(
+            p.handle("PUT", "/v1/forwarding", map_body(6).as_bytes())
+                .status,
+            204
+        );
         assert_eq!(p.map.load().generation, Some(6));
         let got = p.handle("GET", "/v1/forwarding", b"");
         assert_eq!(got.status, 200);
@@ -159,7 +239,11 @@ mod tests {
     #[test]
     fn malformed_pushes_change_nothing() {
         let p = plane();
-        assert_eq!(p.handle("PUT", "/v1/forwarding", map_body(5).as_bytes()).status, 204);
+        assert_eq!(
+            p.handle("PUT", "/v1/forwarding", map_body(5).as_bytes())
+                .status,
+            204
+        );
         for bad in [
             "{".to_string(),
             map_body(9).replace("\"rspanVlan\":3", "\"rspanVlan\":0"),

@@ -37,9 +37,12 @@ impl DetectionSettings {
         }
     }
     pub fn set(&self, threshold_pct: f64, hysteresis_pct: f64, report_interval_ms: f64) {
-        self.threshold_pct.store(threshold_pct.to_bits(), Ordering::Relaxed);
-        self.hysteresis_pct.store(hysteresis_pct.to_bits(), Ordering::Relaxed);
-        self.report_interval_ms.store(report_interval_ms.to_bits(), Ordering::Relaxed);
+        self.threshold_pct
+            .store(threshold_pct.to_bits(), Ordering::Relaxed);
+        self.hysteresis_pct
+            .store(hysteresis_pct.to_bits(), Ordering::Relaxed);
+        self.report_interval_ms
+            .store(report_interval_ms.to_bits(), Ordering::Relaxed);
     }
     pub fn threshold_pct(&self) -> f64 {
         f64::from_bits(self.threshold_pct.load(Ordering::Relaxed))
@@ -77,25 +80,48 @@ impl PortLoadBoard {
     /// Total load of a port over all workers.
     pub fn load_bps(&self, port: usize) -> u64 {
         let base = port * self.workers;
-        self.partial_bps[base..base + self.workers].iter().map(|a| a.load(Ordering::Relaxed)).sum()
+        self.partial_bps[base..base + self.workers]
+            .iter()
+            .map(|a| a.load(Ordering::Relaxed))
+            .sum()
     }
 
     /// Publish worker `worker`'s partial load of `port` and judge the port.
-    pub fn publish(&self, port: usize, worker: usize, partial_bps: u64, capacity_bps: Option<u64>, settings: &DetectionSettings) -> Option<Transition> {
-        self.partial_bps[port * self.workers + worker % self.workers].store(partial_bps, Ordering::Relaxed);
+    pub fn publish(
+        &self,
+        port: usize,
+        worker: usize,
+        partial_bps: u64,
+        capacity_bps: Option<u64>,
+        settings: &DetectionSettings,
+    ) -> Option<Transition> {
+        self.partial_bps[port * self.workers + worker % self.workers]
+            .store(partial_bps, Ordering::Relaxed);
         let capacity_bps = capacity_bps?;
         let load_bps = self.load_bps(port);
         let threshold = settings.threshold_pct() / 100.0 * capacity_bps as f64;
-        let clear_below = (settings.threshold_pct() - settings.hysteresis_pct()) / 100.0 * capacity_bps as f64;
+        let clear_below =
+            (settings.threshold_pct() - settings.hysteresis_pct()) / 100.0 * capacity_bps as f64;
         let flag = &self.congested[port];
         if (load_bps as f64) > threshold {
-            if flag.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok() {
-                return Some(Transition::Congested { load_bps, capacity_bps });
+            if flag
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return Some(Transition::Congested {
+                    load_bps,
+                    capacity_bps,
+                });
             }
         } else if (load_bps as f64) < clear_below
-            && flag.compare_exchange(true, false, Ordering::AcqRel, Ordering::Acquire).is_ok()
+            && flag
+                .compare_exchange(true, false, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
         {
-            return Some(Transition::Cleared { load_bps, capacity_bps });
+            return Some(Transition::Cleared {
+                load_bps,
+                capacity_bps,
+            });
         }
         None
     }
@@ -112,10 +138,22 @@ mod tests {
         let cap = Some(1000);
         assert_eq!(b.publish(1, 0, 500, cap, &s), None);
         // The second worker's flows push the port over 80 %.
-        assert_eq!(b.publish(1, 1, 301, cap, &s), Some(Transition::Congested { load_bps: 801, capacity_bps: 1000 }));
+        assert_eq!(
+            b.publish(1, 1, 301, cap, &s),
+            Some(Transition::Congested {
+                load_bps: 801,
+                capacity_bps: 1000
+            })
+        );
         assert_eq!(b.publish(1, 1, 350, cap, &s), None); // already congested: no repeat
         assert_eq!(b.publish(1, 1, 250, cap, &s), None); // 750: inside the hysteresis band
-        assert_eq!(b.publish(1, 0, 400, cap, &s), Some(Transition::Cleared { load_bps: 650, capacity_bps: 1000 }));
+        assert_eq!(
+            b.publish(1, 0, 400, cap, &s),
+            Some(Transition::Cleared {
+                load_bps: 650,
+                capacity_bps: 1000
+            })
+        );
         assert_eq!(b.publish(1, 0, 300, cap, &s), None);
         assert_eq!(b.load_bps(0), 0);
         // Unknown capacity: never judged.
@@ -128,7 +166,10 @@ mod tests {
         let b = PortLoadBoard::new(1, 1);
         assert_eq!(b.publish(0, 0, 700, Some(1000), &s), None);
         s.set(50.0, 5.0, 5.0);
-        assert!(matches!(b.publish(0, 0, 700, Some(1000), &s), Some(Transition::Congested { .. })));
+        assert!(matches!(
+            b.publish(0, 0, 700, Some(1000), &s),
+            Some(Transition::Congested { .. })
+        ));
         assert_eq!(s.report_interval_ns(), 5_000_000);
     }
 }

@@ -60,7 +60,10 @@ impl CollectorConfigV1 {
         }
         validate_detection(self.congestion_threshold_pct, self.hysteresis_pct)?;
         if !(1.0..=1000.0).contains(&self.flow_report_interval_ms) {
-            return Err(format!("flowReportIntervalMs {} out of range 1-1000", self.flow_report_interval_ms));
+            return Err(format!(
+                "flowReportIntervalMs {} out of range 1-1000",
+                self.flow_report_interval_ms
+            ));
         }
         Ok(())
     }
@@ -68,10 +71,14 @@ impl CollectorConfigV1 {
 
 pub fn validate_detection(threshold_pct: f64, hysteresis_pct: f64) -> Result<(), String> {
     if !(threshold_pct > 0.0 && threshold_pct <= 100.0) {
-        return Err(format!("congestionThresholdPct {threshold_pct} out of range (0-100]"));
+        return Err(format!(
+            "congestionThresholdPct {threshold_pct} out of range (0-100]"
+        ));
     }
     if !(hysteresis_pct >= 0.0 && hysteresis_pct < threshold_pct) {
-        return Err(format!("hysteresisPct {hysteresis_pct} out of range [0-{threshold_pct})"));
+        return Err(format!(
+            "hysteresisPct {hysteresis_pct} out of range [0-{threshold_pct})"
+        ));
     }
     Ok(())
 }
@@ -80,7 +87,9 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
     let mut out = [0u8; 6];
     let mut parts = s.split(':');
     for b in out.iter_mut() {
-        let p = parts.next().ok_or_else(|| format!("bad MAC address {s:?}"))?;
+        let p = parts
+            .next()
+            .ok_or_else(|| format!("bad MAC address {s:?}"))?;
         if p.len() != 2 {
             return Err(format!("bad MAC address {s:?}"));
         }
@@ -93,7 +102,10 @@ pub fn parse_mac(s: &str) -> Result<[u8; 6], String> {
 }
 
 pub fn format_mac(m: &[u8; 6]) -> String {
-    format!("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5])
+    format!(
+        "{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
+        m[0], m[1], m[2], m[3], m[4], m[5]
+    )
 }
 
 impl ForwardingMapV1 {
@@ -102,10 +114,13 @@ impl ForwardingMapV1 {
         if self.version != 1 {
             return Err(format!("unsupported version {}", self.version));
         }
-        if let Some(id) = expected_collector {
-            if self.collector != id {
-                return Err(format!("map is for collector {:?}, this is {:?}", self.collector, id));
-            }
+        if let Some(id) = expected_collector
+            && self.collector != id
+        {
+            return Err(format!(
+                "map is for collector {:?}, this is {:?}",
+                self.collector, id
+            ));
         }
         let mut vlans = std::collections::HashSet::new();
         let mut ids = std::collections::HashSet::new();
@@ -117,7 +132,10 @@ impl ForwardingMapV1 {
                 return Err(format!("switch {} listed twice", sw.switch));
             }
             if !(1..=4094).contains(&sw.rspan_vlan) {
-                return Err(format!("switch {}: rspanVlan {} out of range 1-4094", sw.switch, sw.rspan_vlan));
+                return Err(format!(
+                    "switch {}: rspanVlan {} out of range 1-4094",
+                    sw.switch, sw.rspan_vlan
+                ));
             }
             if !vlans.insert(sw.rspan_vlan) {
                 return Err(format!("rspanVlan {} used by two switches", sw.rspan_vlan));
@@ -125,7 +143,10 @@ impl ForwardingMapV1 {
             let mut ports = std::collections::HashSet::new();
             for p in &sw.ports {
                 if p.capacity_bps == 0 {
-                    return Err(format!("switch {} port {}: capacityBps must be > 0", sw.switch, p.port));
+                    return Err(format!(
+                        "switch {} port {}: capacityBps must be > 0",
+                        sw.switch, p.port
+                    ));
                 }
                 if !ports.insert(p.port) {
                     return Err(format!("switch {} port {} listed twice", sw.switch, p.port));
@@ -133,7 +154,8 @@ impl ForwardingMapV1 {
             }
             let mut macs = std::collections::HashSet::new();
             for e in &sw.entries {
-                let mac = parse_mac(&e.mac).map_err(|err| format!("switch {}: {err}", sw.switch))?;
+                let mac =
+                    parse_mac(&e.mac).map_err(|err| format!("switch {}: {err}", sw.switch))?;
                 if !macs.insert(mac) {
                     return Err(format!("switch {}: MAC {} mapped twice", sw.switch, e.mac));
                 }
@@ -179,7 +201,12 @@ pub struct StaticSwitches {
 }
 
 impl CompiledMap {
-    pub fn build(prev: Option<&CompiledMap>, map: Option<&ForwardingMapV1>, statics: &StaticSwitches, workers: usize) -> Result<CompiledMap, String> {
+    pub fn build(
+        prev: Option<&CompiledMap>,
+        map: Option<&ForwardingMapV1>,
+        statics: &StaticSwitches,
+        workers: usize,
+    ) -> Result<CompiledMap, String> {
         let mut switch_ids: Vec<Arc<str>> = prev.map(|p| p.switch_ids.clone()).unwrap_or_default();
         let intern = |id: &str, ids: &mut Vec<Arc<str>>| -> Result<SwitchIdx, String> {
             if let Some(i) = ids.iter().position(|s| &**s == id) {
@@ -212,12 +239,20 @@ impl CompiledMap {
                 vlan_to_switch[sw.rspan_vlan as usize] = Some(s);
                 for p in &sw.ports {
                     port_index.insert((s, p.port), ports.len() as u32);
-                    ports.push(MonitoredPort { switch: s, port: p.port, capacity_bps: Some(p.capacity_bps) });
+                    ports.push(MonitoredPort {
+                        switch: s,
+                        port: p.port,
+                        capacity_bps: Some(p.capacity_bps),
+                    });
                 }
                 for e in &sw.entries {
                     let mac = parse_mac(&e.mac)?;
                     let idx = *port_index.entry((s, e.port)).or_insert_with(|| {
-                        ports.push(MonitoredPort { switch: s, port: e.port, capacity_bps: None });
+                        ports.push(MonitoredPort {
+                            switch: s,
+                            port: e.port,
+                            capacity_bps: None,
+                        });
                         (ports.len() - 1) as u32
                     });
                     mac_to_port.insert((s, mac), idx);
@@ -228,12 +263,24 @@ impl CompiledMap {
         if let Some(prev) = prev {
             // A port that was congested stays congested until its load says otherwise.
             for (i, p) in ports.iter().enumerate() {
-                if let Some(j) = prev.ports.iter().position(|q| q.switch == p.switch && q.port == p.port) {
+                if let Some(j) = prev
+                    .ports
+                    .iter()
+                    .position(|q| q.switch == p.switch && q.port == p.port)
+                {
                     board.set_congested(i, prev.board.is_congested(j));
                 }
             }
         }
-        Ok(CompiledMap { generation: map.map(|m| m.generation), switch_ids, vlan_to_switch, mac_to_port, ports, board, source: map.cloned() })
+        Ok(CompiledMap {
+            generation: map.map(|m| m.generation),
+            switch_ids,
+            vlan_to_switch,
+            mac_to_port,
+            ports,
+            board,
+            source: map.cloned(),
+        })
     }
 
     #[inline]
@@ -242,7 +289,10 @@ impl CompiledMap {
     }
 
     pub fn switch_index(&self, id: &str) -> Option<SwitchIdx> {
-        self.switch_ids.iter().position(|s| &**s == id).map(|i| i as SwitchIdx)
+        self.switch_ids
+            .iter()
+            .position(|s| &**s == id)
+            .map(|i| i as SwitchIdx)
     }
 
     /// Egress port index for frames to `mac` at `switch`.
@@ -298,27 +348,78 @@ mod tests {
         m.switches.push(m.switches[0].clone());
         assert!(m.validate(None).is_err());
         // Missing field: serde refuses.
-        assert!(serde_json::from_str::<ForwardingMapV1>(r#"{"version":1,"collector":"c1","switches":[]}"#).is_err());
+        assert!(
+            serde_json::from_str::<ForwardingMapV1>(
+                r#"{"version":1,"collector":"c1","switches":[]}"#
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn switch_indices_survive_new_generations() {
         let m: ForwardingMapV1 = serde_json::from_str(EXAMPLE).unwrap();
-        let statics = StaticSwitches { vlans: vec![(7, "of:00000000000000aa".into())], interface_switches: vec![] };
+        let statics = StaticSwitches {
+            vlans: vec![(7, "of:00000000000000aa".into())],
+            interface_switches: vec![],
+        };
         let a = CompiledMap::build(None, None, &statics, 1).unwrap();
         let b = CompiledMap::build(Some(&a), Some(&m), &statics, 1).unwrap();
-        assert_eq!(a.switch_index("of:00000000000000aa"), b.switch_index("of:00000000000000aa"));
+        assert_eq!(
+            a.switch_index("of:00000000000000aa"),
+            b.switch_index("of:00000000000000aa")
+        );
         assert_eq!(b.switch_ids.len(), 2);
     }
 
     #[test]
     fn config_ranges() {
-        let ok = CollectorConfigV1 { version: 1, congestion_threshold_pct: 80.0, hysteresis_pct: 5.0, flow_report_interval_ms: 5.0 };
+        let ok = CollectorConfigV1 {
+            version: 1,
+            congestion_threshold_pct: 80.0,
+            hysteresis_pct: 5.0,
+            flow_report_interval_ms: 5.0,
+        };
         ok.validate().unwrap();
-        assert!(CollectorConfigV1 { congestion_threshold_pct: 0.0, ..ok }.validate().is_err());
-        assert!(CollectorConfigV1 { congestion_threshold_pct: 101.0, ..ok }.validate().is_err());
-        assert!(CollectorConfigV1 { hysteresis_pct: 80.0, ..ok }.validate().is_err());
-        assert!(CollectorConfigV1 { flow_report_interval_ms: 0.5, ..ok }.validate().is_err());
-        assert!(CollectorConfigV1 { flow_report_interval_ms: 1001.0, ..ok }.validate().is_err());
+        assert!(
+            CollectorConfigV1 {
+                congestion_threshold_pct: 0.0,
+                ..ok
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            CollectorConfigV1 {
+                congestion_threshold_pct: 101.0,
+                ..ok
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            CollectorConfigV1 {
+                hysteresis_pct: 80.0,
+                ..ok
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            CollectorConfigV1 {
+                flow_report_interval_ms: 0.5,
+                ..ok
+            }
+            .validate()
+            .is_err()
+        );
+        assert!(
+            CollectorConfigV1 {
+                flow_report_interval_ms: 1001.0,
+                ..ok
+            }
+            .validate()
+            .is_err()
+        );
     }
 }

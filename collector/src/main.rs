@@ -4,9 +4,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use planck_collector::capture::pcap::Pace;
-use planck_collector::config::{parse_vlan_pair, Config};
+use planck_collector::config::{Config, parse_vlan_pair};
 use planck_collector::flow::estimator::WindowParams;
-use planck_collector::replay::{load_forwarding, print_lines, replay, ReplayOptions};
+use planck_collector::replay::{ReplayOptions, load_forwarding, print_lines, replay};
 
 /// Planck collector: estimates per-flow rates from the samples of an oversubscribed
 /// mirror port and tells the controller which switch ports are congested.
@@ -66,9 +66,30 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { config } => Config::load(&config).and_then(planck_collector::runtime::run),
-        Command::Replay { pcap, forwarding, vlan_map, switch, pace, min_window_us, max_window_ms, window_kib, max_flows } => {
-            run_replay(pcap, forwarding, vlan_map, switch, pace, WindowParams { min_window_ns: min_window_us * 1000, max_window_ns: max_window_ms * 1_000_000, window_bytes: window_kib * 1024, ..WindowParams::default() }, max_flows)
-        }
+        Command::Replay {
+            pcap,
+            forwarding,
+            vlan_map,
+            switch,
+            pace,
+            min_window_us,
+            max_window_ms,
+            window_kib,
+            max_flows,
+        } => run_replay(
+            pcap,
+            forwarding,
+            vlan_map,
+            switch,
+            pace,
+            WindowParams {
+                min_window_ns: min_window_us * 1000,
+                max_window_ns: max_window_ms * 1_000_000,
+                window_bytes: window_kib * 1024,
+                ..WindowParams::default()
+            },
+            max_flows,
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -79,19 +100,46 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_replay(pcap: PathBuf, forwarding: Option<PathBuf>, vlan_map: Vec<String>, switch: String, pace: Pace, window: WindowParams, max_flows: usize) -> Result<(), String> {
+fn run_replay(
+    pcap: PathBuf,
+    forwarding: Option<PathBuf>,
+    vlan_map: Vec<String>,
+    switch: String,
+    pace: Pace,
+    window: WindowParams,
+    max_flows: usize,
+) -> Result<(), String> {
     let mut vlans = Vec::new();
     for pair in vlan_map.iter().filter(|p| !p.is_empty()) {
-        let (v, s) = pair.split_once('=').ok_or_else(|| format!("--vlan-map entry {pair:?} is not VLAN=SWITCH"))?;
+        let (v, s) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("--vlan-map entry {pair:?} is not VLAN=SWITCH"))?;
         vlans.push(parse_vlan_pair(v, s).map_err(|e| format!("--vlan-map: {e}"))?);
     }
-    if window.min_window_ns == 0 || window.max_window_ns < window.min_window_ns || window.window_bytes == 0 || max_flows == 0 {
-        return Err("window options need 0 < min-window-us <= max-window-ms and window-kib, max-flows > 0".into());
+    if window.min_window_ns == 0
+        || window.max_window_ns < window.min_window_ns
+        || window.window_bytes == 0
+        || max_flows == 0
+    {
+        return Err(
+            "window options need 0 < min-window-us <= max-window-ms and window-kib, max-flows > 0"
+                .into(),
+        );
     }
     let forwarding = forwarding.map(|f| load_forwarding(&f)).transpose()?;
-    let opts = ReplayOptions { window, pace, max_flows, switch, vlans, forwarding };
+    let opts = ReplayOptions {
+        window,
+        pace,
+        max_flows,
+        switch,
+        vlans,
+        forwarding,
+    };
     let (flows, report) = replay(&pcap, &opts)?;
     print_lines(&flows, &mut std::io::stdout().lock()).map_err(|e| format!("stdout: {e}"))?;
-    eprintln!("{}", serde_json::to_string(&report).expect("report serializes"));
+    eprintln!(
+        "{}",
+        serde_json::to_string(&report).expect("report serializes")
+    );
     Ok(())
 }

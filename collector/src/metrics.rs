@@ -4,7 +4,7 @@
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
 pub struct Metrics {
@@ -59,22 +59,78 @@ impl Metrics {
             registry: Registry::default(),
         };
         registry.register("packets", "Frames received from capture", m.packets.clone());
-        registry.register("decode_errors", "Frames skipped as malformed", m.decode_errors.clone());
-        registry.register("non_ip", "Frames skipped as not IPv4/IPv6", m.non_ip.clone());
+        registry.register(
+            "decode_errors",
+            "Frames skipped as malformed",
+            m.decode_errors.clone(),
+        );
+        registry.register(
+            "non_ip",
+            "Frames skipped as not IPv4/IPv6",
+            m.non_ip.clone(),
+        );
         registry.register("unknown_vlan", "Samples skipped: VLAN not mapped to a switch, or untagged on an interface without a switch", m.unknown_vlan.clone());
-        registry.register("unmapped_samples", "Samples whose destination MAC has no forwarding entry", m.unmapped_samples.clone());
-        registry.register("flow_table_full", "Samples of new flows refused because the flow table was full", m.flow_table_full.clone());
+        registry.register(
+            "unmapped_samples",
+            "Samples whose destination MAC has no forwarding entry",
+            m.unmapped_samples.clone(),
+        );
+        registry.register(
+            "flow_table_full",
+            "Samples of new flows refused because the flow table was full",
+            m.flow_table_full.clone(),
+        );
         registry.register("flows", "Flows currently tracked", m.flows.clone());
-        registry.register("kernel_drops", "Frames the kernel dropped because the capture ring was full", m.kernel_drops.clone());
-        registry.register("export_queue_drops", "Events dropped because the export queue was full", m.queue_drops.clone());
-        registry.register("export_events", "Events delivered to the controller", m.events_sent.clone());
-        registry.register("export_batches", "Batches delivered to the controller", m.batches_sent.clone());
-        registry.register("export_batches_rejected", "Batches the controller rejected with 4xx", m.batches_rejected.clone());
-        registry.register("export_failures", "Failed delivery attempts (connection errors, 5xx)", m.export_failures.clone());
-        registry.register("congestion_notices", "Congestion notices emitted", m.notices.clone());
-        registry.register("notice_latency_seconds", "Capture time of the triggering sample to the congestion decision", m.notice_latency.clone());
-        registry.register("notice_delivery_seconds", "Congestion decision to the controller's acknowledgement", m.notice_delivery.clone());
-        registry.register("forwarding_generation", "Generation of the forwarding map in use", m.forwarding_generation.clone());
+        registry.register(
+            "kernel_drops",
+            "Frames the kernel dropped because the capture ring was full",
+            m.kernel_drops.clone(),
+        );
+        registry.register(
+            "export_queue_drops",
+            "Events dropped because the export queue was full",
+            m.queue_drops.clone(),
+        );
+        registry.register(
+            "export_events",
+            "Events delivered to the controller",
+            m.events_sent.clone(),
+        );
+        registry.register(
+            "export_batches",
+            "Batches delivered to the controller",
+            m.batches_sent.clone(),
+        );
+        registry.register(
+            "export_batches_rejected",
+            "Batches the controller rejected with 4xx",
+            m.batches_rejected.clone(),
+        );
+        registry.register(
+            "export_failures",
+            "Failed delivery attempts (connection errors, 5xx)",
+            m.export_failures.clone(),
+        );
+        registry.register(
+            "congestion_notices",
+            "Congestion notices emitted",
+            m.notices.clone(),
+        );
+        registry.register(
+            "notice_latency_seconds",
+            "Capture time of the triggering sample to the congestion decision",
+            m.notice_latency.clone(),
+        );
+        registry.register(
+            "notice_delivery_seconds",
+            "Congestion decision to the controller's acknowledgement",
+            m.notice_delivery.clone(),
+        );
+        registry.register(
+            "forwarding_generation",
+            "Generation of the forwarding map in use",
+            m.forwarding_generation.clone(),
+        );
         Metrics { registry, ..m }
     }
 

@@ -27,7 +27,13 @@ pub struct WorkerConfig {
 
 impl Default for WorkerConfig {
     fn default() -> Self {
-        WorkerConfig { worker_id: 0, window: WindowParams::default(), max_flows: 1 << 18, idle_timeout_ns: 2_000_000_000, default_sampling_ratio: 1.0 }
+        WorkerConfig {
+            worker_id: 0,
+            window: WindowParams::default(),
+            max_flows: 1 << 18,
+            idle_timeout_ns: 2_000_000_000,
+            default_sampling_ratio: 1.0,
+        }
     }
 }
 
@@ -60,7 +66,14 @@ pub struct Worker<D: Decoder> {
 }
 
 impl<D: Decoder> Worker<D> {
-    pub fn new(cfg: WorkerConfig, decoder: D, map_source: Arc<ArcSwap<CompiledMap>>, settings: Arc<DetectionSettings>, sink: Option<EventSink>, metrics: Option<Arc<Metrics>>) -> Self {
+    pub fn new(
+        cfg: WorkerConfig,
+        decoder: D,
+        map_source: Arc<ArcSwap<CompiledMap>>,
+        settings: Arc<DetectionSettings>,
+        sink: Option<EventSink>,
+        metrics: Option<Arc<Metrics>>,
+    ) -> Self {
         let map = map_source.load_full();
         let mut w = Worker {
             cfg,
@@ -104,7 +117,13 @@ impl<D: Decoder> Worker<D> {
     /// Handle one captured frame. `iface_switch` is the switch of the capture interface,
     /// used when the frame carries no RSPAN VLAN.
     #[inline]
-    pub fn on_frame(&mut self, ts_ns: u64, vlan_hint: Option<u16>, iface_switch: Option<SwitchIdx>, frame: &[u8]) {
+    pub fn on_frame(
+        &mut self,
+        ts_ns: u64,
+        vlan_hint: Option<u16>,
+        iface_switch: Option<SwitchIdx>,
+        frame: &[u8],
+    ) {
         self.counters.packets += 1;
         match self.decoder.decode(frame, vlan_hint) {
             Ok(Record::Packet(p)) => self.on_packet(ts_ns, iface_switch, &p),
@@ -128,44 +147,72 @@ impl<D: Decoder> Worker<D> {
             Transport::Tcp(seg) if seg.is_pure_ack() => {
                 // The ack number measures the reverse direction, whose frames go to this
                 // ack's source MAC.
-                let key = FlowKey { switch, tuple: p.tuple.reversed() };
-                let Some(slot) = self.flow_slot(key, p.src_mac, ts_ns, true) else { return };
-                let (o, _) = self.flows.get(slot).ack.on_sample(seg.ack, ts_ns, 0, &params);
+                let key = FlowKey {
+                    switch,
+                    tuple: p.tuple.reversed(),
+                };
+                let Some(slot) = self.flow_slot(key, p.src_mac, ts_ns, true) else {
+                    return;
+                };
+                let (o, _) = self
+                    .flows
+                    .get(slot)
+                    .ack
+                    .on_sample(seg.ack, ts_ns, 0, &params);
                 if o == SampleOutcome::RateUpdated {
                     self.refresh_flow(slot, ts_ns);
                 }
             }
             Transport::Tcp(seg) => {
-                let key = FlowKey { switch, tuple: p.tuple };
-                let Some(slot) = self.flow_slot(key, p.dst_mac, ts_ns, true) else { return };
+                let key = FlowKey {
+                    switch,
+                    tuple: p.tuple,
+                };
+                let Some(slot) = self.flow_slot(key, p.dst_mac, ts_ns, true) else {
+                    return;
+                };
                 let ratio = self.ratio_or_default(switch);
                 let st = self.flows.get(slot);
                 // Sampled bytes are only the fallback: kept while sequence numbers are
                 // unusable (saves touching that state on the common path).
                 let b = if st.seq.unusable(&params) {
-                    st.bytes.on_sample(ts_ns, seg.payload_len as f64 * ratio, &params)
+                    st.bytes
+                        .on_sample(ts_ns, seg.payload_len as f64 * ratio, &params)
                 } else {
                     SampleOutcome::Accepted
                 };
                 let (o, coverage) = if seg.payload_len > 0 || seg.syn || seg.fin {
-                    st.seq.on_sample(seg.seq_end(), ts_ns, seg.payload_len, &params)
+                    st.seq
+                        .on_sample(seg.seq_end(), ts_ns, seg.payload_len, &params)
                 } else {
                     (SampleOutcome::Accepted, None)
                 };
-                if let Some(c) = coverage {
-                    if c.sampled_bytes > 0 && c.covered_bytes >= c.sampled_bytes {
-                        self.observe_ratio(switch, c.covered_bytes as f64 / c.sampled_bytes as f64);
-                    }
+                if let Some(c) = coverage
+                    && c.sampled_bytes > 0
+                    && c.covered_bytes >= c.sampled_bytes
+                {
+                    self.observe_ratio(switch, c.covered_bytes as f64 / c.sampled_bytes as f64);
                 }
                 if o == SampleOutcome::RateUpdated || b == SampleOutcome::RateUpdated {
                     self.refresh_flow(slot, ts_ns);
                 }
             }
             Transport::Udp { payload_len } | Transport::Other { payload_len } => {
-                let key = FlowKey { switch, tuple: p.tuple };
-                let Some(slot) = self.flow_slot(key, p.dst_mac, ts_ns, false) else { return };
+                let key = FlowKey {
+                    switch,
+                    tuple: p.tuple,
+                };
+                let Some(slot) = self.flow_slot(key, p.dst_mac, ts_ns, false) else {
+                    return;
+                };
                 let ratio = self.ratio_or_default(switch);
-                if self.flows.get(slot).bytes.on_sample(ts_ns, payload_len as f64 * ratio, &params) == SampleOutcome::RateUpdated {
+                if self
+                    .flows
+                    .get(slot)
+                    .bytes
+                    .on_sample(ts_ns, payload_len as f64 * ratio, &params)
+                    == SampleOutcome::RateUpdated
+                {
                     self.refresh_flow(slot, ts_ns);
                 }
             }
@@ -174,7 +221,11 @@ impl<D: Decoder> Worker<D> {
 
     #[inline]
     fn ratio_or_default(&self, switch: SwitchIdx) -> f64 {
-        self.sampling_ratio.get(switch as usize).copied().flatten().unwrap_or(self.cfg.default_sampling_ratio)
+        self.sampling_ratio
+            .get(switch as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(self.cfg.default_sampling_ratio)
     }
 
     fn observe_ratio(&mut self, switch: SwitchIdx, r: f64) {
@@ -218,7 +269,10 @@ impl<D: Decoder> Worker<D> {
     fn refresh_flow(&mut self, slot: u32, ts_ns: u64) {
         let params = self.cfg.window;
         let st = self.flows.get(slot);
-        let new_bps = st.current(&params).map(|e| (e.bytes_per_sec * 8.0) as u64).unwrap_or(0);
+        let new_bps = st
+            .current(&params)
+            .map(|e| (e.bytes_per_sec * 8.0) as u64)
+            .unwrap_or(0);
         let old_bps = std::mem::replace(&mut st.contributed_bps, new_bps);
         let port = st.port;
         if !st.dirty {
@@ -236,7 +290,13 @@ impl<D: Decoder> Worker<D> {
         let partial = &mut self.partial_bps[p];
         *partial = partial.saturating_sub(old_bps).saturating_add(new_bps);
         let info = &self.map.ports[p];
-        if let Some(t) = self.map.board.publish(p, self.cfg.worker_id, *partial, info.capacity_bps, &self.settings) {
+        if let Some(t) = self.map.board.publish(
+            p,
+            self.cfg.worker_id,
+            *partial,
+            info.capacity_bps,
+            &self.settings,
+        ) {
             self.notify(p, t, ts_ns);
         }
     }
@@ -245,12 +305,19 @@ impl<D: Decoder> Worker<D> {
         let now_us = crate::export::event::now_us();
         let info = &self.map.ports[port];
         let (state, load, cap) = match t {
-            Transition::Congested { load_bps, capacity_bps } => (CongestionState::Congested, load_bps, capacity_bps),
-            Transition::Cleared { load_bps, capacity_bps } => (CongestionState::Cleared, load_bps, capacity_bps),
+            Transition::Congested {
+                load_bps,
+                capacity_bps,
+            } => (CongestionState::Congested, load_bps, capacity_bps),
+            Transition::Cleared {
+                load_bps,
+                capacity_bps,
+            } => (CongestionState::Cleared, load_bps, capacity_bps),
         };
         if let Some(m) = &self.metrics {
             m.notices.inc();
-            m.notice_latency.observe(now_us.saturating_sub(ts_ns / 1000) as f64 / 1e6);
+            m.notice_latency
+                .observe(now_us.saturating_sub(ts_ns / 1000) as f64 / 1e6);
         }
         if let Some(sink) = &self.sink {
             sink.send(Event::PortCongestion(PortCongestion {
@@ -310,7 +377,9 @@ impl<D: Decoder> Worker<D> {
                 continue;
             }
             st.dirty = false;
-            let (Some(est), Some(sink)) = (st.current(&params), &self.sink) else { continue };
+            let (Some(est), Some(sink)) = (st.current(&params), &self.sink) else {
+                continue;
+            };
             if st.port == NO_PORT || est.last_ns == st.reported_to_ns {
                 continue;
             }
@@ -318,7 +387,13 @@ impl<D: Decoder> Worker<D> {
             let port = &self.map.ports[st.port as usize];
             let t = st.key.tuple;
             sink.send(Event::FlowRate(FlowRate {
-                flow: FlowId { src: t.src, dst: t.dst, proto: t.proto, sport: t.sport, dport: t.dport },
+                flow: FlowId {
+                    src: t.src,
+                    dst: t.dst,
+                    proto: t.proto,
+                    sport: t.sport,
+                    dport: t.dport,
+                },
                 switch: self.map.switch_ids[st.key.switch as usize].clone(),
                 port: port.port,
                 dst_mac: MacAddr(st.dst_mac),
@@ -367,7 +442,13 @@ impl<D: Decoder> Worker<D> {
         }
         let now = crate::export::event::now_ns();
         for p in 0..map.ports.len() {
-            if let Some(t) = map.board.publish(p, self.cfg.worker_id, self.partial_bps[p], map.ports[p].capacity_bps, &self.settings) {
+            if let Some(t) = map.board.publish(
+                p,
+                self.cfg.worker_id,
+                self.partial_bps[p],
+                map.ports[p].capacity_bps,
+                &self.settings,
+            ) {
                 self.notify(p, t, now);
             }
         }

@@ -13,7 +13,7 @@ use crate::decode::MirroredFrameDecoder;
 use crate::detect::DetectionSettings;
 use crate::flow::estimator::WindowParams;
 use crate::flow::{EstimatorKind, NO_PORT};
-use crate::forwarding::{format_mac, CompiledMap, ForwardingMapV1, StaticSwitches};
+use crate::forwarding::{CompiledMap, ForwardingMapV1, StaticSwitches, format_mac};
 use crate::metrics::WorkerCounters;
 use crate::pipeline::{Worker, WorkerConfig};
 
@@ -57,20 +57,34 @@ pub struct ReplayReport {
 
 pub fn load_forwarding(path: &Path) -> Result<ForwardingMapV1, String> {
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let map: ForwardingMapV1 = serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    map.validate(None).map_err(|e| format!("{}: {e}", path.display()))?;
+    let map: ForwardingMapV1 =
+        serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    map.validate(None)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(map)
 }
 
-pub fn replay(pcap: &Path, opts: &ReplayOptions) -> Result<(Vec<FlowSummary>, ReplayReport), String> {
-    let statics = StaticSwitches { vlans: opts.vlans.clone(), interface_switches: vec![opts.switch.clone()] };
+pub fn replay(
+    pcap: &Path,
+    opts: &ReplayOptions,
+) -> Result<(Vec<FlowSummary>, ReplayReport), String> {
+    let statics = StaticSwitches {
+        vlans: opts.vlans.clone(),
+        interface_switches: vec![opts.switch.clone()],
+    };
     let map = CompiledMap::build(None, opts.forwarding.as_ref(), &statics, 1)?;
     let iface_switch = map.switch_index(&opts.switch);
     let source = Arc::new(ArcSwap::from_pointee(map));
     let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 5.0));
-    let cfg = WorkerConfig { window: opts.window, max_flows: opts.max_flows, idle_timeout_ns: u64::MAX, ..WorkerConfig::default() };
+    let cfg = WorkerConfig {
+        window: opts.window,
+        max_flows: opts.max_flows,
+        idle_timeout_ns: u64::MAX,
+        ..WorkerConfig::default()
+    };
     let mut worker = Worker::new(cfg, MirroredFrameDecoder, source, settings, None, None);
-    let frames = PcapReplay::open(pcap, opts.pace)?.for_each(|meta, data| worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, data))?;
+    let frames = PcapReplay::open(pcap, opts.pace)?
+        .for_each(|meta, data| worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, data))?;
     let window = *worker.window();
     let map = worker.map();
     let mut out: Vec<FlowSummary> = worker
@@ -95,8 +109,15 @@ pub fn replay(pcap: &Path, opts: &ReplayOptions) -> Result<(Vec<FlowSummary>, Re
             }
         })
         .collect();
-    out.sort_by(|a, b| (&a.switch, &a.src, &a.dst, a.proto, a.sport, a.dport).cmp(&(&b.switch, &b.src, &b.dst, b.proto, b.sport, b.dport)));
-    let report = ReplayReport { frames, flows: out.len(), counters: worker.counters };
+    out.sort_by(|a, b| {
+        (&a.switch, &a.src, &a.dst, a.proto, a.sport, a.dport)
+            .cmp(&(&b.switch, &b.src, &b.dst, b.proto, b.sport, b.dport))
+    });
+    let report = ReplayReport {
+        frames,
+        flows: out.len(),
+        counters: worker.counters,
+    };
     Ok((out, report))
 }
 

@@ -1,7 +1,7 @@
 //! `planck-collector run`: live capture workers, control endpoint, exporter.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
@@ -21,32 +21,56 @@ use crate::replay::load_forwarding;
 pub fn run(cfg: Config) -> Result<(), String> {
     let metrics = Arc::new(Metrics::new());
     let d = &cfg.detect;
-    let settings = Arc::new(DetectionSettings::new(d.congestion_threshold_pct, d.hysteresis_pct, d.flow_report_interval_ms));
+    let settings = Arc::new(DetectionSettings::new(
+        d.congestion_threshold_pct,
+        d.hysteresis_pct,
+        d.flow_report_interval_ms,
+    ));
     let statics = cfg.statics()?;
     let workers = cfg.capture.workers;
     let initial = match &cfg.forwarding.file {
         Some(f) => {
             let m = load_forwarding(std::path::Path::new(f))?;
-            m.validate(Some(&cfg.collector_id)).map_err(|e| format!("{f}: {e}"))?;
+            m.validate(Some(&cfg.collector_id))
+                .map_err(|e| format!("{f}: {e}"))?;
             metrics.forwarding_generation.set(m.generation as i64);
             Some(m)
         }
         None => None,
     };
     let map = CompiledMap::build(None, initial.as_ref(), &statics, workers)?;
-    let iface_switch = cfg.capture.switch.as_deref().and_then(|s| map.switch_index(s));
+    let iface_switch = cfg
+        .capture
+        .switch
+        .as_deref()
+        .and_then(|s| map.switch_index(s));
     let map_source = Arc::new(ArcSwap::from_pointee(map));
 
     // Open every ring before starting anything, so a capture error exits cleanly.
     let fanout = (workers > 1).then_some((std::process::id() & 0xffff) as u16);
     let mut rings = Vec::with_capacity(workers);
     for _ in 0..workers {
-        rings.push(PacketRing::open(&cfg.capture.interface, &cfg.ring(), fanout)?);
+        rings.push(PacketRing::open(
+            &cfg.capture.interface,
+            &cfg.ring(),
+            fanout,
+        )?);
     }
 
-    let server = tiny_http::Server::http(&cfg.control.listen).map_err(|e| format!("control endpoint {}: {e}", cfg.control.listen))?;
-    let plane = Arc::new(ControlPlane::new(cfg.collector_id.clone(), map_source.clone(), statics, workers, settings.clone(), metrics.clone()));
-    std::thread::Builder::new().name("control".into()).spawn(move || plane.serve(server)).map_err(|e| e.to_string())?;
+    let server = tiny_http::Server::http(&cfg.control.listen)
+        .map_err(|e| format!("control endpoint {}: {e}", cfg.control.listen))?;
+    let plane = Arc::new(ControlPlane::new(
+        cfg.collector_id.clone(),
+        map_source.clone(),
+        statics,
+        workers,
+        settings.clone(),
+        metrics.clone(),
+    ));
+    std::thread::Builder::new()
+        .name("control".into())
+        .spawn(move || plane.serve(server))
+        .map_err(|e| e.to_string())?;
 
     let (exporter, sink) = match &cfg.export {
         Some(x) => {
@@ -62,16 +86,28 @@ pub fn run(cfg: Config) -> Result<(), String> {
                 max_backoff: Duration::from_millis(x.max_backoff_ms),
             };
             let (e, s) = Exporter::new(ec, metrics.clone(), settings.clone());
-            (Some(std::thread::Builder::new().name("export".into()).spawn(move || e.run()).map_err(|e| e.to_string())?), Some(s))
+            (
+                Some(
+                    std::thread::Builder::new()
+                        .name("export".into())
+                        .spawn(move || e.run())
+                        .map_err(|e| e.to_string())?,
+                ),
+                Some(s),
+            )
         }
         None => (None, None),
     };
 
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register(sig, stop.clone()).map_err(|e| format!("signal handler: {e}"))?;
+        signal_hook::flag::register(sig, stop.clone())
+            .map_err(|e| format!("signal handler: {e}"))?;
     }
-    eprintln!("planck-collector: {} capturing on {} with {} worker(s), control on {}", cfg.collector_id, cfg.capture.interface, workers, cfg.control.listen);
+    eprintln!(
+        "planck-collector: {} capturing on {} with {} worker(s), control on {}",
+        cfg.collector_id, cfg.capture.interface, workers, cfg.control.listen
+    );
 
     let mut handles = Vec::new();
     for (i, mut ring) in rings.into_iter().enumerate() {
@@ -82,7 +118,14 @@ pub fn run(cfg: Config) -> Result<(), String> {
             idle_timeout_ns: cfg.estimator.idle_timeout_ms * 1_000_000,
             default_sampling_ratio: cfg.estimator.default_sampling_ratio,
         };
-        let mut worker = Worker::new(wc, MirroredFrameDecoder, map_source.clone(), settings.clone(), sink.clone(), Some(metrics.clone()));
+        let mut worker = Worker::new(
+            wc,
+            MirroredFrameDecoder,
+            map_source.clone(),
+            settings.clone(),
+            sink.clone(),
+            Some(metrics.clone()),
+        );
         let stop = stop.clone();
         let metrics = metrics.clone();
         let h = std::thread::Builder::new()
@@ -91,7 +134,9 @@ pub fn run(cfg: Config) -> Result<(), String> {
                 let mut last_stats = Instant::now();
                 let mut res = Ok(());
                 while !stop.load(Ordering::Relaxed) {
-                    if let Err(e) = ring.poll_once(1, |meta, frame| worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, frame)) {
+                    if let Err(e) = ring.poll_once(1, |meta, frame| {
+                        worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, frame)
+                    }) {
                         res = Err(e);
                         break;
                     }

@@ -30,7 +30,11 @@ fn controller(server: tiny_http::Server) -> Arc<Mutex<Received>> {
         for mut req in server.incoming_requests() {
             let mut body = String::new();
             req.as_reader().read_to_string(&mut body).unwrap();
-            let auth = req.headers().iter().find(|h| h.field.equiv("Authorization")).map(|h| h.value.to_string());
+            let auth = req
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("Authorization"))
+                .map(|h| h.value.to_string());
             let v: Value = serde_json::from_str(&body).unwrap();
             let n = v["events"].as_array().unwrap().len();
             {
@@ -38,7 +42,9 @@ fn controller(server: tiny_http::Server) -> Arc<Mutex<Received>> {
                 g.auth.push(auth);
                 g.batches.push(v);
             }
-            let _ = req.respond(tiny_http::Response::from_string(format!(r#"{{"accepted":{n},"unknownDevice":0,"unknownPort":0}}"#)));
+            let _ = req.respond(tiny_http::Response::from_string(format!(
+                r#"{{"accepted":{n},"unknownDevice":0,"unknownPort":0}}"#
+            )));
         }
     });
     got
@@ -59,7 +65,11 @@ fn export_config(url: String) -> ExportConfig {
 }
 
 fn events_of(r: &Received, ty: &str) -> Vec<Value> {
-    r.batches.iter().flat_map(|b| b["events"].as_array().unwrap().clone()).filter(|e| e["type"] == ty).collect()
+    r.batches
+        .iter()
+        .flat_map(|b| b["events"].as_array().unwrap().clone())
+        .filter(|e| e["type"] == ty)
+        .collect()
 }
 
 fn wait_for(got: &Arc<Mutex<Received>>, what: impl Fn(&Received) -> bool) -> bool {
@@ -76,7 +86,10 @@ fn wait_for(got: &Arc<Mutex<Received>>, what: impl Fn(&Received) -> bool) -> boo
 #[test]
 fn congestion_notice_and_flow_rates_reach_the_controller() {
     let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/onos/planck/v1/telemetry/events", server.server_addr().to_ip().unwrap());
+    let url = format!(
+        "http://{}/onos/planck/v1/telemetry/events",
+        server.server_addr().to_ip().unwrap()
+    );
     let got = controller(server);
 
     let metrics = Arc::new(Metrics::new());
@@ -88,8 +101,18 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
     let map: ForwardingMapV1 = serde_json::from_str(FORWARDING).unwrap();
     let compiled = CompiledMap::build(None, Some(&map), &StaticSwitches::default(), 1).unwrap();
     let source = Arc::new(ArcSwap::from_pointee(compiled));
-    let cfg = WorkerConfig { idle_timeout_ns: 50_000_000, ..WorkerConfig::default() };
-    let mut worker = Worker::new(cfg, MirroredFrameDecoder, source, settings.clone(), Some(sink), Some(metrics.clone()));
+    let cfg = WorkerConfig {
+        idle_timeout_ns: 50_000_000,
+        ..WorkerConfig::default()
+    };
+    let mut worker = Worker::new(
+        cfg,
+        MirroredFrameDecoder,
+        source,
+        settings.clone(),
+        Some(sink),
+        Some(metrics.clone()),
+    );
 
     // Flow A at 115.84 Mb/s to port 2 (capacity 100 Mb/s): congested.
     let mut rng = Lcg(7);
@@ -100,14 +123,37 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
         let ts = t0 + i * 100_000;
         if rng.one_in(8) || i == 0 {
             let seq = (i as u32).wrapping_mul(1448);
-            worker.on_frame(ts, None, None, &tcp(MAC_H1, MAC_H2, [10, 0, 0, 1], [10, 0, 0, 2], 40000, 5201, seq, 1, 1448, Some(10), 128));
+            worker.on_frame(
+                ts,
+                None,
+                None,
+                &tcp(
+                    MAC_H1,
+                    MAC_H2,
+                    [10, 0, 0, 1],
+                    [10, 0, 0, 2],
+                    40000,
+                    5201,
+                    seq,
+                    1,
+                    1448,
+                    Some(10),
+                    128,
+                ),
+            );
         }
         if i % 10 == 0 {
             worker.tick(ts);
         }
     }
-    assert!(wait_for(&got, |r| !events_of(r, "PORT_CONGESTION").is_empty()), "no congestion notice");
-    assert!(start.elapsed() < Duration::from_millis(900), "notice waited for the report timer");
+    assert!(
+        wait_for(&got, |r| !events_of(r, "PORT_CONGESTION").is_empty()),
+        "no congestion notice"
+    );
+    assert!(
+        start.elapsed() < Duration::from_millis(900),
+        "notice waited for the report timer"
+    );
     {
         let r = got.lock().unwrap();
         let n = &events_of(&r, "PORT_CONGESTION")[0];
@@ -127,8 +173,14 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
     // A second later (one report interval): the flow's rate is reported, and the flow,
     // idle, expires; its load leaves the port, which clears.
     worker.tick(t0 + 2000 * 100_000 + 1_000_000_000);
-    assert!(wait_for(&got, |r| events_of(r, "PORT_CONGESTION").len() >= 2), "no clear notice");
-    assert!(wait_for(&got, |r| !events_of(r, "FLOW_RATE").is_empty()), "no flow rate");
+    assert!(
+        wait_for(&got, |r| events_of(r, "PORT_CONGESTION").len() >= 2),
+        "no clear notice"
+    );
+    assert!(
+        wait_for(&got, |r| !events_of(r, "FLOW_RATE").is_empty()),
+        "no flow rate"
+    );
     drop(worker);
     export_thread.join().unwrap();
 
@@ -144,20 +196,37 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
     assert_eq!(f["port"], 2);
     assert_eq!(f["dstMac"], "02:00:00:00:00:02");
     assert_eq!(f["estimator"], "TCP_SEQ");
-    assert!((f["bytesPerSec"].as_f64().unwrap() - 14.48e6).abs() < 0.01 * 14.48e6, "{f}");
+    assert!(
+        (f["bytesPerSec"].as_f64().unwrap() - 14.48e6).abs() < 0.01 * 14.48e6,
+        "{f}"
+    );
     assert!(f["samples"].as_u64().unwrap() > 0);
     assert!(f["lastSampleUs"].as_u64().unwrap() >= f["firstSampleUs"].as_u64().unwrap());
     // Batch sequence numbers: 0, 1, 2, ... without gaps.
-    let seqs: Vec<u64> = r.batches.iter().map(|b| b["seq"].as_u64().unwrap()).collect();
+    let seqs: Vec<u64> = r
+        .batches
+        .iter()
+        .map(|b| b["seq"].as_u64().unwrap())
+        .collect();
     assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
     assert_eq!(metrics.queue_drops.get(), 0);
     assert_eq!(metrics.notices.get(), 2);
-    assert!(metrics.encode().contains("planck_collector_notice_delivery_seconds_count 2"));
+    assert!(
+        metrics
+            .encode()
+            .contains("planck_collector_notice_delivery_seconds_count 2")
+    );
 }
 
 fn flow_rate(i: u16) -> Event {
     Event::FlowRate(FlowRate {
-        flow: FlowId { src: "10.0.0.1".parse().unwrap(), dst: "10.0.0.2".parse().unwrap(), proto: 6, sport: i, dport: 80 },
+        flow: FlowId {
+            src: "10.0.0.1".parse().unwrap(),
+            dst: "10.0.0.2".parse().unwrap(),
+            proto: 6,
+            sport: i,
+            dport: 80,
+        },
         switch: Arc::from("of:1"),
         port: 1,
         dst_mac: MacAddr([2, 0, 0, 0, 0, 2]),
@@ -172,11 +241,19 @@ fn flow_rate(i: u16) -> Event {
 #[test]
 fn controller_away_bounded_queue_counted_drops_then_retry() {
     // Reserve a port with nothing listening on it.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("http://127.0.0.1:{port}/onos/planck/v1/telemetry/events");
     let metrics = Arc::new(Metrics::new());
     let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 1.0));
-    let cfg = ExportConfig { queue_capacity: 16, max_pending: 32, ..export_config(url) };
+    let cfg = ExportConfig {
+        queue_capacity: 16,
+        max_pending: 32,
+        ..export_config(url)
+    };
     let (exporter, sink) = Exporter::new(cfg, metrics.clone(), settings);
     let export_thread = std::thread::spawn(move || exporter.run());
     for i in 0..2000u16 {
@@ -195,7 +272,12 @@ fn controller_away_bounded_queue_counted_drops_then_retry() {
     // The controller comes up on that port: the held batch goes out with seq 0.
     let server = tiny_http::Server::http(format!("127.0.0.1:{port}")).unwrap();
     let got = controller(server);
-    assert!(wait_for(&got, |r| r.batches.iter().map(|b| b["events"].as_array().unwrap().len() as u64).sum::<u64>() == 2000 - dropped));
+    assert!(wait_for(&got, |r| r
+        .batches
+        .iter()
+        .map(|b| b["events"].as_array().unwrap().len() as u64)
+        .sum::<u64>()
+        == 2000 - dropped));
     drop(sink);
     export_thread.join().unwrap();
     let r = got.lock().unwrap();

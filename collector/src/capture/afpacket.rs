@@ -94,7 +94,12 @@ pub struct RingConfig {
 
 impl Default for RingConfig {
     fn default() -> Self {
-        RingConfig { block_size: 1 << 20, block_count: 64, block_timeout_ms: 1, promiscuous: true }
+        RingConfig {
+            block_size: 1 << 20,
+            block_count: 64,
+            block_timeout_ms: 1,
+            promiscuous: true,
+        }
     }
 }
 
@@ -115,21 +120,39 @@ fn os_err(what: &str) -> String {
 }
 
 fn setsockopt<T>(fd: libc::c_int, opt: libc::c_int, val: &T, what: &str) -> Result<(), String> {
-    let rc = unsafe { libc::setsockopt(fd, SOL_PACKET, opt, val as *const T as *const libc::c_void, std::mem::size_of::<T>() as libc::socklen_t) };
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            SOL_PACKET,
+            opt,
+            val as *const T as *const libc::c_void,
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    };
     if rc != 0 { Err(os_err(what)) } else { Ok(()) }
 }
 
 pub fn interface_index(name: &str) -> Result<u32, String> {
     let c = CString::new(name).map_err(|_| format!("bad interface name {name:?}"))?;
     let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
-    if idx == 0 { Err(format!("no interface {name:?}")) } else { Ok(idx) }
+    if idx == 0 {
+        Err(format!("no interface {name:?}"))
+    } else {
+        Ok(idx)
+    }
 }
 
 impl PacketRing {
     /// Open a ring on `iface`; `fanout_group` joins the hash fanout group with that id.
-    pub fn open(iface: &str, cfg: &RingConfig, fanout_group: Option<u16>) -> Result<PacketRing, String> {
+    pub fn open(
+        iface: &str,
+        cfg: &RingConfig,
+        fanout_group: Option<u16>,
+    ) -> Result<PacketRing, String> {
         if cfg.block_size < 4096 || !cfg.block_size.is_power_of_two() || cfg.block_count == 0 {
-            return Err("ring block size must be a power of two >= 4096 and block count > 0".into());
+            return Err(
+                "ring block size must be a power of two >= 4096 and block count > 0".into(),
+            );
         }
         let ifindex = interface_index(iface)?;
         // Protocol 0 at creation: nothing is queued before the ring and bind are set.
@@ -137,7 +160,14 @@ impl PacketRing {
         if fd < 0 {
             return Err(os_err("AF_PACKET socket (needs CAP_NET_RAW)"));
         }
-        let mut ring = PacketRing { fd, map: std::ptr::null_mut(), map_len: 0, block_size: cfg.block_size as usize, block_count: cfg.block_count as usize, next_block: 0 };
+        let mut ring = PacketRing {
+            fd,
+            map: std::ptr::null_mut(),
+            map_len: 0,
+            block_size: cfg.block_size as usize,
+            block_count: cfg.block_count as usize,
+            next_block: 0,
+        };
         setsockopt(fd, PACKET_VERSION, &TPACKET_V3, "PACKET_VERSION TPACKET_V3")?;
         let req = TpacketReq3 {
             tp_block_size: cfg.block_size,
@@ -150,10 +180,28 @@ impl PacketRing {
         };
         setsockopt(fd, PACKET_RX_RING, &req, "PACKET_RX_RING")?;
         let len = cfg.block_size as usize * cfg.block_count as usize;
-        let map = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_LOCKED, fd, 0) };
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_LOCKED,
+                fd,
+                0,
+            )
+        };
         let map = if map == libc::MAP_FAILED {
             // MAP_LOCKED can fail under RLIMIT_MEMLOCK; the ring works unlocked too.
-            unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) }
+            unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    fd,
+                    0,
+                )
+            }
         } else {
             map
         };
@@ -167,13 +215,29 @@ impl PacketRing {
         sll.sll_family = libc::AF_PACKET as u16;
         sll.sll_protocol = ETH_P_ALL.to_be();
         sll.sll_ifindex = ifindex as i32;
-        let rc = unsafe { libc::bind(fd, &sll as *const libc::sockaddr_ll as *const libc::sockaddr, std::mem::size_of::<libc::sockaddr_ll>() as u32) };
+        let rc = unsafe {
+            libc::bind(
+                fd,
+                &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            )
+        };
         if rc != 0 {
             return Err(os_err(&format!("bind to {iface}")));
         }
         if cfg.promiscuous {
-            let mreq = PacketMreq { mr_ifindex: ifindex as i32, mr_type: PACKET_MR_PROMISC, mr_alen: 0, mr_address: [0; 8] };
-            setsockopt(fd, PACKET_ADD_MEMBERSHIP, &mreq, "PACKET_ADD_MEMBERSHIP promiscuous")?;
+            let mreq = PacketMreq {
+                mr_ifindex: ifindex as i32,
+                mr_type: PACKET_MR_PROMISC,
+                mr_alen: 0,
+                mr_address: [0; 8],
+            };
+            setsockopt(
+                fd,
+                PACKET_ADD_MEMBERSHIP,
+                &mreq,
+                "PACKET_ADD_MEMBERSHIP promiscuous",
+            )?;
         }
         if let Some(group) = fanout_group {
             let arg: u32 = group as u32 | ((PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG) << 16);
@@ -188,15 +252,28 @@ impl PacketRing {
 
     fn block_status(&self, i: usize) -> &AtomicU32 {
         // block_status is written by the kernel and handed back by us: acquire/release.
-        unsafe { &*(self.block(i).add(std::mem::offset_of!(BlockDesc, block_status)) as *const AtomicU32) }
+        unsafe {
+            &*(self
+                .block(i)
+                .add(std::mem::offset_of!(BlockDesc, block_status))
+                as *const AtomicU32)
+        }
     }
 
     /// Process every block the kernel has handed over, waiting up to `wait_ms` for one.
     /// Returns the number of frames seen.
-    pub fn poll_once(&mut self, wait_ms: i32, mut on_frame: impl FnMut(FrameMeta, &[u8])) -> Result<usize, String> {
+    pub fn poll_once(
+        &mut self,
+        wait_ms: i32,
+        mut on_frame: impl FnMut(FrameMeta, &[u8]),
+    ) -> Result<usize, String> {
         let mut frames = 0;
         if self.block_status(self.next_block).load(Ordering::Acquire) & TP_STATUS_USER == 0 {
-            let mut pfd = libc::pollfd { fd: self.fd, events: libc::POLLIN | libc::POLLERR, revents: 0 };
+            let mut pfd = libc::pollfd {
+                fd: self.fd,
+                events: libc::POLLIN | libc::POLLERR,
+                revents: 0,
+            };
             let rc = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
             if rc < 0 {
                 let e = io::Error::last_os_error();
@@ -222,9 +299,16 @@ impl PacketRing {
                 let start = off + hdr.tp_mac as usize;
                 let end = start + hdr.tp_snaplen as usize;
                 if end <= self.block_size {
-                    let data = unsafe { std::slice::from_raw_parts(base.add(start), hdr.tp_snaplen as usize) };
-                    let vlan = (hdr.tp_status & TP_STATUS_VLAN_VALID != 0).then_some((hdr.tp_vlan_tci & 0x0fff) as u16);
-                    let meta = FrameMeta { ts_ns: hdr.tp_sec as u64 * 1_000_000_000 + hdr.tp_nsec as u64, vlan, wire_len: hdr.tp_len };
+                    let data = unsafe {
+                        std::slice::from_raw_parts(base.add(start), hdr.tp_snaplen as usize)
+                    };
+                    let vlan = (hdr.tp_status & TP_STATUS_VLAN_VALID != 0)
+                        .then_some((hdr.tp_vlan_tci & 0x0fff) as u16);
+                    let meta = FrameMeta {
+                        ts_ns: hdr.tp_sec as u64 * 1_000_000_000 + hdr.tp_nsec as u64,
+                        vlan,
+                        wire_len: hdr.tp_len,
+                    };
                     on_frame(meta, data);
                     frames += 1;
                 }
@@ -243,7 +327,15 @@ impl PacketRing {
     pub fn take_stats(&self) -> (u64, u64) {
         let mut st = TpacketStatsV3::default();
         let mut len = std::mem::size_of::<TpacketStatsV3>() as libc::socklen_t;
-        let rc = unsafe { libc::getsockopt(self.fd, SOL_PACKET, PACKET_STATISTICS, &mut st as *mut _ as *mut libc::c_void, &mut len) };
+        let rc = unsafe {
+            libc::getsockopt(
+                self.fd,
+                SOL_PACKET,
+                PACKET_STATISTICS,
+                &mut st as *mut _ as *mut libc::c_void,
+                &mut len,
+            )
+        };
         if rc != 0 {
             return (0, 0);
         }

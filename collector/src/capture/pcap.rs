@@ -5,10 +5,10 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use pcap_file::DataLink;
 use pcap_file::pcap::PcapReader;
 use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionOption;
 use pcap_file::pcapng::{Block, PcapNgReader};
-use pcap_file::DataLink;
 
 use super::FrameMeta;
 
@@ -36,18 +36,35 @@ const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 impl PcapReplay {
     pub fn open(path: &Path, pace: Pace) -> Result<PcapReplay, String> {
         let mut magic = [0u8; 4];
-        File::open(path).and_then(|mut f| f.read_exact(&mut magic)).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file = BufReader::with_capacity(1 << 20, File::open(path).map_err(|e| format!("{}: {e}", path.display()))?);
+        File::open(path)
+            .and_then(|mut f| f.read_exact(&mut magic))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = BufReader::with_capacity(
+            1 << 20,
+            File::open(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        );
         let format = if magic == PCAPNG_MAGIC {
-            Format::PcapNg(PcapNgReader::new(file).map_err(|e| format!("{}: not a pcapng file: {e}", path.display()))?)
+            Format::PcapNg(
+                PcapNgReader::new(file)
+                    .map_err(|e| format!("{}: not a pcapng file: {e}", path.display()))?,
+            )
         } else {
-            let r = PcapReader::new(file).map_err(|e| format!("{}: not a pcap file: {e}", path.display()))?;
+            let r = PcapReader::new(file)
+                .map_err(|e| format!("{}: not a pcap file: {e}", path.display()))?;
             if r.header().datalink != DataLink::ETHERNET {
-                return Err(format!("{}: link type {:?} is not Ethernet", path.display(), r.header().datalink));
+                return Err(format!(
+                    "{}: link type {:?} is not Ethernet",
+                    path.display(),
+                    r.header().datalink
+                ));
             }
             Format::Pcap(r)
         };
-        Ok(PcapReplay { format, pace, started: None })
+        Ok(PcapReplay {
+            format,
+            pace,
+            started: None,
+        })
     }
 
     fn pace_to(&mut self, ts_ns: u64) {
@@ -75,7 +92,11 @@ impl PcapReplay {
                     let Some(pkt) = r.next_packet() else { break };
                     let pkt = pkt.map_err(|e| format!("pcap read error after {n} packets: {e}"))?;
                     let ts_ns = pkt.timestamp.as_nanos() as u64;
-                    let meta = FrameMeta { ts_ns, vlan: None, wire_len: pkt.orig_len };
+                    let meta = FrameMeta {
+                        ts_ns,
+                        vlan: None,
+                        wire_len: pkt.orig_len,
+                    };
                     let data = pkt.data.into_owned();
                     self.pace_to(ts_ns);
                     f(meta, &data);
@@ -83,20 +104,30 @@ impl PcapReplay {
                 }
                 Format::PcapNg(r) => {
                     let Some(block) = r.next_block() else { break };
-                    let block = block.map_err(|e| format!("pcapng read error after {n} packets: {e}"))?;
+                    let block =
+                        block.map_err(|e| format!("pcapng read error after {n} packets: {e}"))?;
                     let (ts_ns, wire_len, data, iface) = match block {
                         Block::EnhancedPacket(epb) => {
                             // pcap-file hands back the raw timestamp as nanoseconds; scale
                             // it by the interface's if_tsresol (default microseconds).
                             let raw = epb.timestamp.as_nanos() as u64;
-                            (raw, epb.original_len, epb.data.into_owned(), Some(epb.interface_id))
+                            (
+                                raw,
+                                epb.original_len,
+                                epb.data.into_owned(),
+                                Some(epb.interface_id),
+                            )
                         }
-                        Block::SimplePacket(spb) => (0, spb.original_len, spb.data.into_owned(), Some(0)),
+                        Block::SimplePacket(spb) => {
+                            (0, spb.original_len, spb.data.into_owned(), Some(0))
+                        }
                         _ => continue,
                     };
                     let iface = iface.and_then(|i| r.interfaces().get(i as usize));
                     let Some(iface) = iface else {
-                        return Err(format!("pcapng packet for an undeclared interface after {n} packets"));
+                        return Err(format!(
+                            "pcapng packet for an undeclared interface after {n} packets"
+                        ));
                     };
                     if iface.linktype != DataLink::ETHERNET {
                         continue;
@@ -107,7 +138,14 @@ impl PcapReplay {
                     });
                     let ts_ns = scale_timestamp(ts_ns, resol.unwrap_or(6));
                     self.pace_to(ts_ns);
-                    f(FrameMeta { ts_ns, vlan: None, wire_len }, &data);
+                    f(
+                        FrameMeta {
+                            ts_ns,
+                            vlan: None,
+                            wire_len,
+                        },
+                        &data,
+                    );
                     n += 1;
                 }
             }

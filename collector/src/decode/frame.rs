@@ -43,7 +43,9 @@ pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample
             let h = ip.header();
             let declared = (h.total_len() as usize)
                 .checked_sub(h.slice().len() + ip.extensions().auth.map_or(0, |a| a.slice().len()))
-                .ok_or(DecodeError::Malformed("ipv4 total length shorter than headers"))?;
+                .ok_or(DecodeError::Malformed(
+                    "ipv4 total length shorter than headers",
+                ))?;
             let p = ip.payload();
             (
                 IpAddr::V4(Ipv4Addr::from(h.source())),
@@ -62,7 +64,9 @@ pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample
             } else {
                 (h.payload_length() as usize)
                     .checked_sub(ip.extensions().slice().len())
-                    .ok_or(DecodeError::Malformed("ipv6 payload length shorter than extensions"))?
+                    .ok_or(DecodeError::Malformed(
+                        "ipv6 payload length shorter than extensions",
+                    ))?
             };
             (
                 IpAddr::V6(Ipv6Addr::from(h.source())),
@@ -75,8 +79,12 @@ pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample
         None => {
             return match sliced.stop_err {
                 // An IP ether type whose header did not parse is garbage, not "non-IP".
-                Some(_) if is_ip_ether_type(&sliced) => Err(DecodeError::Malformed("bad ip header")),
-                Some((_, etherparse::err::Layer::VlanHeader)) => Err(DecodeError::Malformed("truncated vlan header")),
+                Some(_) if is_ip_ether_type(&sliced) => {
+                    Err(DecodeError::Malformed("bad ip header"))
+                }
+                Some((_, etherparse::err::Layer::VlanHeader)) => {
+                    Err(DecodeError::Malformed("truncated vlan header"))
+                }
                 _ => Err(DecodeError::NotIp),
             };
         }
@@ -97,22 +105,50 @@ pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample
                 ack_flag: tcp.ack(),
                 payload_len: payload_len as u32,
             };
-            (tcp.source_port(), tcp.destination_port(), Transport::Tcp(seg))
+            (
+                tcp.source_port(),
+                tcp.destination_port(),
+                Transport::Tcp(seg),
+            )
         }
         (Some(TransportSlice::Udp(udp)), true) => {
             let payload_len = ip_payload_len
                 .checked_sub(8)
                 .ok_or(DecodeError::Malformed("udp header longer than ip payload"))?;
-            (udp.source_port(), udp.destination_port(), Transport::Udp { payload_len: payload_len as u32 })
+            (
+                udp.source_port(),
+                udp.destination_port(),
+                Transport::Udp {
+                    payload_len: payload_len as u32,
+                },
+            )
         }
         (None, true) if proto == IPPROTO_TCP || proto == IPPROTO_UDP => {
             // The IP header announces TCP/UDP but the transport header is cut or bad.
             return Err(DecodeError::Malformed("truncated transport header"));
         }
-        _ => (0, 0, Transport::Other { payload_len: ip_payload_len as u32 }),
+        _ => (
+            0,
+            0,
+            Transport::Other {
+                payload_len: ip_payload_len as u32,
+            },
+        ),
     };
 
-    Ok(PacketSample { vlan, src_mac, dst_mac, tuple: FiveTuple { src, dst, proto, sport, dport }, transport })
+    Ok(PacketSample {
+        vlan,
+        src_mac,
+        dst_mac,
+        tuple: FiveTuple {
+            src,
+            dst,
+            proto,
+            sport,
+            dport,
+        },
+        transport,
+    })
 }
 
 fn is_ip_ether_type(sliced: &LaxSlicedPacket<'_>) -> bool {
@@ -129,7 +165,10 @@ mod tests {
 
     fn tcp_frame(vlan: Option<u16>, payload: usize, seq: u32) -> Vec<u8> {
         let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]);
-        let b = b.ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64).tcp(1000, 5201, seq, 1000).ack(77);
+        let b = b
+            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .tcp(1000, 5201, seq, 1000)
+            .ack(77);
         let data = vec![0u8; payload];
         let mut out = Vec::new();
         b.write(&mut out, &data).unwrap();
@@ -186,10 +225,16 @@ mod tests {
         arp.extend_from_slice(&[0x08, 0x06]);
         arp.extend_from_slice(&[0u8; 28]);
         assert_eq!(decode_frame(&arp, None), Err(DecodeError::NotIp));
-        assert!(matches!(decode_frame(&[1, 2, 3], None), Err(DecodeError::Malformed(_))));
+        assert!(matches!(
+            decode_frame(&[1, 2, 3], None),
+            Err(DecodeError::Malformed(_))
+        ));
         let mut bad_ip = tcp_frame(None, 10, 1);
         bad_ip[14] = 0x41; // version 4, IHL 1: impossible
-        assert!(matches!(decode_frame(&bad_ip, None), Err(DecodeError::Malformed(_))));
+        assert!(matches!(
+            decode_frame(&bad_ip, None),
+            Err(DecodeError::Malformed(_))
+        ));
     }
 
     #[test]
@@ -203,7 +248,9 @@ mod tests {
     #[test]
     fn pure_ack_and_seq_end() {
         let s = decode_frame(&tcp_frame(None, 0, 9), None).unwrap();
-        let Transport::Tcp(t) = s.transport else { panic!() };
+        let Transport::Tcp(t) = s.transport else {
+            panic!()
+        };
         assert!(t.is_pure_ack());
         assert_eq!(t.seq_end(), 9);
     }

@@ -23,7 +23,13 @@ pub struct FiveTuple {
 impl FiveTuple {
     /// The same conversation seen from the other end.
     pub fn reversed(&self) -> FiveTuple {
-        FiveTuple { src: self.dst, dst: self.src, proto: self.proto, sport: self.dport, dport: self.sport }
+        FiveTuple {
+            src: self.dst,
+            dst: self.src,
+            proto: self.proto,
+            sport: self.dport,
+            dport: self.sport,
+        }
     }
 }
 
@@ -60,9 +66,13 @@ impl TcpSegment {
 pub enum Transport {
     Tcp(TcpSegment),
     /// UDP with its declared payload length.
-    Udp { payload_len: u32 },
+    Udp {
+        payload_len: u32,
+    },
     /// Any other IP payload (ICMP, non-first fragments, ...), with the IP payload length.
-    Other { payload_len: u32 },
+    Other {
+        payload_len: u32,
+    },
 }
 
 impl Transport {

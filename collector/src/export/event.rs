@@ -79,11 +79,17 @@ pub struct Batch<'a> {
 pub const MAX_EVENTS_PER_BATCH: usize = 10_000;
 
 pub fn now_us() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_micros() as u64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_micros() as u64)
+        .unwrap_or(0)
 }
 
 pub fn now_ns() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -94,7 +100,13 @@ mod tests {
     fn serializes_as_the_contract_example() {
         let events = vec![
             Event::FlowRate(FlowRate {
-                flow: FlowId { src: "10.0.0.1".parse().unwrap(), dst: "10.0.0.9".parse().unwrap(), proto: 6, sport: 41234, dport: 5201 },
+                flow: FlowId {
+                    src: "10.0.0.1".parse().unwrap(),
+                    dst: "10.0.0.9".parse().unwrap(),
+                    proto: 6,
+                    sport: 41234,
+                    dport: 5201,
+                },
                 switch: Arc::from("of:0000000000000001"),
                 port: 3,
                 dst_mac: MacAddr([2, 0x70, 0, 0, 0, 9]),
@@ -115,7 +127,13 @@ mod tests {
                 time_us: 1763718000121010,
             }),
         ];
-        let b = Batch { version: 1, collector: "c1", seq: 17, sent_us: 1763718000123456, events: &events };
+        let b = Batch {
+            version: 1,
+            collector: "c1",
+            seq: 17,
+            sent_us: 1763718000123456,
+            events: &events,
+        };
         let got: serde_json::Value = serde_json::to_value(&b).unwrap();
         let want: serde_json::Value = serde_json::from_str(r#"{
           "version": 1, "collector": "c1", "seq": 17, "sentUs": 1763718000123456,

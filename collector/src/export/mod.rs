@@ -14,7 +14,9 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
 
 use crate::detect::DetectionSettings;
 use crate::metrics::Metrics;
-pub use event::{Batch, CongestionState, Event, FlowId, FlowRate, MacAddr, PortCongestion, MAX_EVENTS_PER_BATCH};
+pub use event::{
+    Batch, CongestionState, Event, FlowId, FlowRate, MAX_EVENTS_PER_BATCH, MacAddr, PortCongestion,
+};
 
 #[derive(Clone, Debug)]
 pub struct ExportConfig {
@@ -74,19 +76,46 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    pub fn new(cfg: ExportConfig, metrics: Arc<Metrics>, settings: Arc<DetectionSettings>) -> (Exporter, EventSink) {
+    pub fn new(
+        cfg: ExportConfig,
+        metrics: Arc<Metrics>,
+        settings: Arc<DetectionSettings>,
+    ) -> (Exporter, EventSink) {
         let (tx, rx) = crossbeam_channel::bounded(cfg.queue_capacity.max(1));
-        let agent = ureq::AgentBuilder::new().timeout(cfg.timeout).max_idle_connections_per_host(2).build();
+        let agent = ureq::AgentBuilder::new()
+            .timeout(cfg.timeout)
+            .max_idle_connections_per_host(2)
+            .build();
         let auth = cfg.username.as_ref().map(|u| {
             let creds = format!("{}:{}", u, cfg.password.as_deref().unwrap_or(""));
-            format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(creds))
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(creds)
+            )
         });
-        let sink = EventSink { tx, metrics: metrics.clone() };
-        (Exporter { cfg, rx, agent, auth, metrics, settings, next_seq: 0 }, sink)
+        let sink = EventSink {
+            tx,
+            metrics: metrics.clone(),
+        };
+        (
+            Exporter {
+                cfg,
+                rx,
+                agent,
+                auth,
+                metrics,
+                settings,
+                next_seq: 0,
+            },
+            sink,
+        )
     }
 
     fn post(&self, body: &str) -> Delivery {
-        let mut req = self.agent.post(&self.cfg.url).set("Content-Type", "application/json");
+        let mut req = self
+            .agent
+            .post(&self.cfg.url)
+            .set("Content-Type", "application/json");
         if let Some(a) = &self.auth {
             req = req.set("Authorization", a);
         }
@@ -110,7 +139,8 @@ impl Exporter {
 
     /// Run until every sink is dropped, then try once to deliver what is left.
     pub fn run(mut self) {
-        let mut pending: Vec<Event> = Vec::with_capacity(self.cfg.max_pending.min(MAX_EVENTS_PER_BATCH));
+        let mut pending: Vec<Event> =
+            Vec::with_capacity(self.cfg.max_pending.min(MAX_EVENTS_PER_BATCH));
         let mut first_pending: Option<Instant> = None;
         let mut in_flight: Option<(u64, Vec<Event>)> = None;
         let mut retry_at: Option<Instant> = None;
@@ -119,7 +149,9 @@ impl Exporter {
         let mut open = true;
         while open || in_flight.is_some() || !pending.is_empty() {
             let interval = Duration::from_nanos(self.settings.report_interval_ns());
-            let urgent = pending.iter().any(|e| matches!(e, Event::PortCongestion(_)));
+            let urgent = pending
+                .iter()
+                .any(|e| matches!(e, Event::PortCongestion(_)));
             let now = Instant::now();
             let deadline = match (&in_flight, retry_at, first_pending) {
                 (Some(_), Some(r), _) => r,
@@ -141,9 +173,14 @@ impl Exporter {
                 }
             }
             let now = Instant::now();
-            let urgent = pending.iter().any(|e| matches!(e, Event::PortCongestion(_)));
+            let urgent = pending
+                .iter()
+                .any(|e| matches!(e, Event::PortCongestion(_)));
             if in_flight.is_none() && !pending.is_empty() {
-                let due = urgent || !open || pending.len() >= MAX_EVENTS_PER_BATCH || first_pending.is_some_and(|f| now >= f + interval);
+                let due = urgent
+                    || !open
+                    || pending.len() >= MAX_EVENTS_PER_BATCH
+                    || first_pending.is_some_and(|f| now >= f + interval);
                 if due {
                     let n = pending.len().min(MAX_EVENTS_PER_BATCH);
                     let batch: Vec<Event> = pending.drain(..n).collect();
@@ -157,13 +194,22 @@ impl Exporter {
                 if retry_at.is_some_and(|r| now < r) {
                     continue;
                 }
-                let body = serde_json::to_string(&Batch { version: 1, collector: &self.cfg.collector, seq: *seq, sent_us: event::now_us(), events }).expect("events serialize");
+                let body = serde_json::to_string(&Batch {
+                    version: 1,
+                    collector: &self.cfg.collector,
+                    seq: *seq,
+                    sent_us: event::now_us(),
+                    events,
+                })
+                .expect("events serialize");
                 match self.post(&body) {
                     Delivery::Accepted => {
                         let t = event::now_us();
                         for e in events {
                             if let Event::PortCongestion(n) = e {
-                                self.metrics.notice_delivery.observe(t.saturating_sub(n.time_us) as f64 / 1e6);
+                                self.metrics
+                                    .notice_delivery
+                                    .observe(t.saturating_sub(n.time_us) as f64 / 1e6);
                             }
                         }
                         self.metrics.events_sent.inc_by(events.len() as u64);
@@ -173,20 +219,30 @@ impl Exporter {
                         backoff = self.cfg.min_backoff;
                     }
                     Delivery::Rejected(code, text) => {
-                        eprintln!("planck-collector: controller rejected batch {seq} ({code}): {}", text.trim());
+                        eprintln!(
+                            "planck-collector: controller rejected batch {seq} ({code}): {}",
+                            text.trim()
+                        );
                         self.metrics.batches_rejected.inc();
                         in_flight = None;
                         retry_at = None;
                     }
                     Delivery::Failed(why) => {
                         self.metrics.export_failures.inc();
-                        if last_error_log.is_none_or(|t| now.duration_since(t) > Duration::from_secs(10)) {
-                            eprintln!("planck-collector: export to {} failed, retrying with backoff: {why}", self.cfg.url);
+                        if last_error_log
+                            .is_none_or(|t| now.duration_since(t) > Duration::from_secs(10))
+                        {
+                            eprintln!(
+                                "planck-collector: export to {} failed, retrying with backoff: {why}",
+                                self.cfg.url
+                            );
                             last_error_log = Some(now);
                         }
                         if !open {
                             // Shutting down and the controller is away: give up, counted.
-                            self.metrics.queue_drops.inc_by((events.len() + pending.len()) as u64);
+                            self.metrics
+                                .queue_drops
+                                .inc_by((events.len() + pending.len()) as u64);
                             return;
                         }
                         retry_at = Some(Instant::now() + backoff);
@@ -201,7 +257,9 @@ impl Exporter {
         if pending.len() >= self.cfg.max_pending {
             // Full: a congestion notice displaces the oldest flow-rate update; anything
             // else is dropped.
-            let victim = matches!(ev, Event::PortCongestion(_)).then(|| pending.iter().position(|e| matches!(e, Event::FlowRate(_)))).flatten();
+            let victim = matches!(ev, Event::PortCongestion(_))
+                .then(|| pending.iter().position(|e| matches!(e, Event::FlowRate(_))))
+                .flatten();
             self.metrics.queue_drops.inc();
             match victim {
                 Some(i) => {

@@ -23,7 +23,12 @@ pub struct WindowParams {
 impl Default for WindowParams {
     fn default() -> Self {
         // 256 KiB at 10 Gb/s is ~210 µs: the paper's window at line rate.
-        WindowParams { min_window_ns: 200_000, max_window_ns: 200_000_000, window_bytes: 256 * 1024, unusable_after_rejects: 16 }
+        WindowParams {
+            min_window_ns: 200_000,
+            max_window_ns: 200_000_000,
+            window_bytes: 256 * 1024,
+            unusable_after_rejects: 16,
+        }
     }
 }
 
@@ -87,7 +92,13 @@ impl SequenceRate {
     /// Feed one sample whose counter value is `seq` (the sequence number after the
     /// segment, or the ack number) captured at `ts_ns`, carrying `sampled_bytes` payload.
     #[inline]
-    pub fn on_sample(&mut self, seq: u32, ts_ns: u64, sampled_bytes: u32, params: &WindowParams) -> (SampleOutcome, Option<WindowCoverage>) {
+    pub fn on_sample(
+        &mut self,
+        seq: u32,
+        ts_ns: u64,
+        sampled_bytes: u32,
+        params: &WindowParams,
+    ) -> (SampleOutcome, Option<WindowCoverage>) {
         if !self.started {
             self.started = true;
             self.window_seq = seq;
@@ -121,7 +132,10 @@ impl SequenceRate {
         self.rate_from_ns = self.window_start_ns;
         self.rate_to_ns = ts_ns;
         self.rate_samples = self.window_samples + 1;
-        let coverage = WindowCoverage { covered_bytes: covered, sampled_bytes: self.window_sampled_bytes };
+        let coverage = WindowCoverage {
+            covered_bytes: covered,
+            sampled_bytes: self.window_sampled_bytes,
+        };
         self.window_seq = seq;
         self.window_start_ns = ts_ns;
         self.window_samples = 0;
@@ -187,7 +201,12 @@ pub struct SampledBytesRate {
 impl SampledBytesRate {
     /// `scaled_bytes` = payload bytes of this sample x the current sampling ratio.
     #[inline]
-    pub fn on_sample(&mut self, ts_ns: u64, scaled_bytes: f64, params: &WindowParams) -> SampleOutcome {
+    pub fn on_sample(
+        &mut self,
+        ts_ns: u64,
+        scaled_bytes: f64,
+        params: &WindowParams,
+    ) -> SampleOutcome {
         self.samples += 1;
         if !self.started || ts_ns < self.last_ns {
             if !self.started {
@@ -254,7 +273,12 @@ mod tests {
     use proptest::prelude::*;
 
     fn params() -> WindowParams {
-        WindowParams { min_window_ns: 1_000_000, max_window_ns: 10_000_000, window_bytes: 10_000, unusable_after_rejects: 4 }
+        WindowParams {
+            min_window_ns: 1_000_000,
+            max_window_ns: 10_000_000,
+            window_bytes: 10_000,
+            unusable_after_rejects: 4,
+        }
     }
 
     #[test]
@@ -285,8 +309,14 @@ mod tests {
         let mut r = SequenceRate::default();
         r.on_sample(1000, 0, 100, &p);
         r.on_sample(5000, 500_000, 100, &p);
-        assert_eq!(r.on_sample(3000, 600_000, 100, &p).0, SampleOutcome::Rejected);
-        assert_eq!(r.on_sample(5000, 700_000, 100, &p).0, SampleOutcome::Rejected);
+        assert_eq!(
+            r.on_sample(3000, 600_000, 100, &p).0,
+            SampleOutcome::Rejected
+        );
+        assert_eq!(
+            r.on_sample(5000, 700_000, 100, &p).0,
+            SampleOutcome::Rejected
+        );
         let (o, _) = r.on_sample(11_000, 2_000_000, 100, &p);
         assert_eq!(o, SampleOutcome::RateUpdated);
         // 10,000 bytes over 2 ms, the rejected samples changed nothing.
@@ -314,7 +344,10 @@ mod tests {
         let mut r = SampledBytesRate::default();
         r.on_sample(0, 500.0, &p);
         r.on_sample(500_000, 500.0, &p);
-        assert_eq!(r.on_sample(1_000_000, 500.0, &p), SampleOutcome::RateUpdated);
+        assert_eq!(
+            r.on_sample(1_000_000, 500.0, &p),
+            SampleOutcome::RateUpdated
+        );
         assert!((r.rate().unwrap() - 1e6).abs() < 1e-6);
         assert!((r.lifetime_rate().unwrap() - 1e6).abs() < 1e-6);
     }

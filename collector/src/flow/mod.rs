@@ -75,36 +75,80 @@ impl FlowState {
     /// The current windowed estimate: sequence numbers when usable, else ack numbers,
     /// else sampled bytes.
     pub fn current(&self, params: &WindowParams) -> Option<RateEstimate> {
-        if self.is_tcp && !self.seq.unusable(params) {
-            if let Some(r) = self.seq.rate() {
-                return Some(RateEstimate { kind: EstimatorKind::TcpSeq, bytes_per_sec: r, samples: self.seq.rate_samples(), first_ns: self.seq.rate_from_ns(), last_ns: self.seq.rate_to_ns() });
-            }
+        if self.is_tcp
+            && !self.seq.unusable(params)
+            && let Some(r) = self.seq.rate()
+        {
+            return Some(RateEstimate {
+                kind: EstimatorKind::TcpSeq,
+                bytes_per_sec: r,
+                samples: self.seq.rate_samples(),
+                first_ns: self.seq.rate_from_ns(),
+                last_ns: self.seq.rate_to_ns(),
+            });
         }
-        if self.is_tcp && self.seq.samples() == 0 {
-            if let Some(r) = self.ack.rate() {
-                return Some(RateEstimate { kind: EstimatorKind::TcpAck, bytes_per_sec: r, samples: self.ack.rate_samples(), first_ns: self.ack.rate_from_ns(), last_ns: self.ack.rate_to_ns() });
-            }
+        if self.is_tcp
+            && self.seq.samples() == 0
+            && let Some(r) = self.ack.rate()
+        {
+            return Some(RateEstimate {
+                kind: EstimatorKind::TcpAck,
+                bytes_per_sec: r,
+                samples: self.ack.rate_samples(),
+                first_ns: self.ack.rate_from_ns(),
+                last_ns: self.ack.rate_to_ns(),
+            });
         }
         let usable_seq = self.is_tcp && self.seq.rate().is_some() && !self.seq.unusable(params);
-        if !usable_seq {
-            if let Some(r) = self.bytes.rate() {
-                return Some(RateEstimate { kind: EstimatorKind::SampledBytes, bytes_per_sec: r, samples: self.bytes.rate_samples(), first_ns: self.bytes.rate_from_ns(), last_ns: self.bytes.rate_to_ns() });
-            }
+        if !usable_seq && let Some(r) = self.bytes.rate() {
+            return Some(RateEstimate {
+                kind: EstimatorKind::SampledBytes,
+                bytes_per_sec: r,
+                samples: self.bytes.rate_samples(),
+                first_ns: self.bytes.rate_from_ns(),
+                last_ns: self.bytes.rate_to_ns(),
+            });
         }
         None
     }
 
     /// Mean rate over the flow's whole sampled lifetime (replay output).
     pub fn lifetime(&self, params: &WindowParams) -> RateEstimate {
-        let seq_ok = self.is_tcp && self.seq.samples() > 1 && (!self.seq.unusable(params) || self.bytes.samples() < 2);
+        let seq_ok = self.is_tcp
+            && self.seq.samples() > 1
+            && (!self.seq.unusable(params) || self.bytes.samples() < 2);
         let (kind, rate, samples, first, last) = if seq_ok {
-            (EstimatorKind::TcpSeq, self.seq.lifetime_rate(), self.seq.samples(), self.seq.first_ns(), self.seq.last_ns())
+            (
+                EstimatorKind::TcpSeq,
+                self.seq.lifetime_rate(),
+                self.seq.samples(),
+                self.seq.first_ns(),
+                self.seq.last_ns(),
+            )
         } else if self.is_tcp && self.seq.samples() == 0 && self.ack.samples() > 1 {
-            (EstimatorKind::TcpAck, self.ack.lifetime_rate(), self.ack.samples(), self.ack.first_ns(), self.ack.last_ns())
+            (
+                EstimatorKind::TcpAck,
+                self.ack.lifetime_rate(),
+                self.ack.samples(),
+                self.ack.first_ns(),
+                self.ack.last_ns(),
+            )
         } else {
-            (EstimatorKind::SampledBytes, self.bytes.lifetime_rate(), self.bytes.samples(), self.bytes.first_ns(), self.bytes.last_ns())
+            (
+                EstimatorKind::SampledBytes,
+                self.bytes.lifetime_rate(),
+                self.bytes.samples(),
+                self.bytes.first_ns(),
+                self.bytes.last_ns(),
+            )
         };
-        RateEstimate { kind, bytes_per_sec: rate.unwrap_or(0.0), samples, first_ns: first, last_ns: last }
+        RateEstimate {
+            kind,
+            bytes_per_sec: rate.unwrap_or(0.0),
+            samples,
+            first_ns: first,
+            last_ns: last,
+        }
     }
 }
 
@@ -122,7 +166,10 @@ pub struct FlowTable {
 impl FlowTable {
     pub fn with_capacity(capacity: usize) -> Self {
         FlowTable {
-            index: FastMap::with_capacity_and_hasher(capacity, foldhash::fast::RandomState::default()),
+            index: FastMap::with_capacity_and_hasher(
+                capacity,
+                foldhash::fast::RandomState::default(),
+            ),
             slots: Vec::with_capacity(capacity),
             live: Vec::with_capacity(capacity),
             free: Vec::with_capacity(capacity),
@@ -140,7 +187,14 @@ impl FlowTable {
 
     /// Slot of `key`, inserting a new flow if there is room.
     #[inline]
-    pub fn get_or_insert(&mut self, key: FlowKey, dst_mac: [u8; 6], port: u32, is_tcp: bool, now_ns: u64) -> Option<u32> {
+    pub fn get_or_insert(
+        &mut self,
+        key: FlowKey,
+        dst_mac: [u8; 6],
+        port: u32,
+        is_tcp: bool,
+        now_ns: u64,
+    ) -> Option<u32> {
         if let Some(&slot) = self.index.get(&key) {
             return Some(slot);
         }
@@ -187,11 +241,19 @@ impl FlowTable {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &FlowState> {
-        self.slots.iter().zip(self.live.iter()).filter(|(_, l)| **l).map(|(s, _)| s)
+        self.slots
+            .iter()
+            .zip(self.live.iter())
+            .filter(|(_, l)| **l)
+            .map(|(s, _)| s)
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut FlowState> {
-        self.slots.iter_mut().zip(self.live.iter()).filter(|(_, l)| **l).map(|(s, _)| s)
+        self.slots
+            .iter_mut()
+            .zip(self.live.iter())
+            .filter(|(_, l)| **l)
+            .map(|(s, _)| s)
     }
 }
 
@@ -201,7 +263,16 @@ mod tests {
     use std::net::{IpAddr, Ipv4Addr};
 
     fn key(n: u16) -> FlowKey {
-        FlowKey { switch: 0, tuple: FiveTuple { src: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)), dst: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)), proto: 6, sport: n, dport: 80 } }
+        FlowKey {
+            switch: 0,
+            tuple: FiveTuple {
+                src: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1)),
+                dst: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
+                proto: 6,
+                sport: n,
+                dport: 80,
+            },
+        }
     }
 
     #[test]

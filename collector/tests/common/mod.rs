@@ -17,16 +17,43 @@ pub fn with_vlan(mut frame: Vec<u8>, vlan: Option<u16>) -> Vec<u8> {
 
 /// A TCP segment; only the first `snap` bytes are kept (mirror truncation).
 #[allow(clippy::too_many_arguments)]
-pub fn tcp(src_mac: [u8; 6], dst_mac: [u8; 6], src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16, seq: u32, ack: u32, payload: usize, vlan: Option<u16>, snap: usize) -> Vec<u8> {
-    let b = PacketBuilder::ethernet2(src_mac, dst_mac).ipv4(src, dst, 64).tcp(sport, dport, seq, 65535).ack(ack);
+pub fn tcp(
+    src_mac: [u8; 6],
+    dst_mac: [u8; 6],
+    src: [u8; 4],
+    dst: [u8; 4],
+    sport: u16,
+    dport: u16,
+    seq: u32,
+    ack: u32,
+    payload: usize,
+    vlan: Option<u16>,
+    snap: usize,
+) -> Vec<u8> {
+    let b = PacketBuilder::ethernet2(src_mac, dst_mac)
+        .ipv4(src, dst, 64)
+        .tcp(sport, dport, seq, 65535)
+        .ack(ack);
     let mut out = Vec::with_capacity(payload + 64);
     b.write(&mut out, &vec![0u8; payload]).unwrap();
     out.truncate(snap.max(54));
     with_vlan(out, vlan)
 }
 
-pub fn udp(src_mac: [u8; 6], dst_mac: [u8; 6], src: [u8; 4], dst: [u8; 4], sport: u16, dport: u16, payload: usize, vlan: Option<u16>) -> Vec<u8> {
-    let b = PacketBuilder::ethernet2(src_mac, dst_mac).ipv4(src, dst, 64).udp(sport, dport);
+#[allow(clippy::too_many_arguments)]
+pub fn udp(
+    src_mac: [u8; 6],
+    dst_mac: [u8; 6],
+    src: [u8; 4],
+    dst: [u8; 4],
+    sport: u16,
+    dport: u16,
+    payload: usize,
+    vlan: Option<u16>,
+) -> Vec<u8> {
+    let b = PacketBuilder::ethernet2(src_mac, dst_mac)
+        .ipv4(src, dst, 64)
+        .udp(sport, dport);
     let mut out = Vec::new();
     b.write(&mut out, &vec![0u8; payload]).unwrap();
     with_vlan(out, vlan)
@@ -43,7 +70,7 @@ impl Lcg {
     }
     /// True with probability 1/n.
     pub fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 }
 
@@ -73,34 +100,127 @@ pub fn scenario() -> Vec<Captured> {
         let ts = T0 + i * 100_000;
         let seq = isn_a.wrapping_add((i as u32) * seg as u32);
         if rng.one_in(8) || i == 0 || i == n - 1 {
-            out.push(Captured { ts_ns: ts, frame: tcp(MAC_H1, MAC_H2, [10, 0, 0, 1], [10, 0, 0, 2], 40000, 5201, seq, 1, seg, Some(10), 128) });
+            out.push(Captured {
+                ts_ns: ts,
+                frame: tcp(
+                    MAC_H1,
+                    MAC_H2,
+                    [10, 0, 0, 1],
+                    [10, 0, 0, 2],
+                    40000,
+                    5201,
+                    seq,
+                    1,
+                    seg,
+                    Some(10),
+                    128,
+                ),
+            });
         }
         if rng.one_in(8) {
-            out.push(Captured { ts_ns: ts + 20_000, frame: tcp(MAC_H2, MAC_H1, [10, 0, 0, 2], [10, 0, 0, 1], 5201, 40000, 1, seq.wrapping_add(seg as u32), 0, Some(10), 128) });
+            out.push(Captured {
+                ts_ns: ts + 20_000,
+                frame: tcp(
+                    MAC_H2,
+                    MAC_H1,
+                    [10, 0, 0, 2],
+                    [10, 0, 0, 1],
+                    5201,
+                    40000,
+                    1,
+                    seq.wrapping_add(seg as u32),
+                    0,
+                    Some(10),
+                    128,
+                ),
+            });
         }
         if i == 2500 {
             // Retransmission of an old segment: must not disturb the estimate.
-            out.push(Captured { ts_ns: ts + 1, frame: tcp(MAC_H1, MAC_H2, [10, 0, 0, 1], [10, 0, 0, 2], 40000, 5201, isn_a.wrapping_add(100 * seg as u32), 1, seg, Some(10), 128) });
+            out.push(Captured {
+                ts_ns: ts + 1,
+                frame: tcp(
+                    MAC_H1,
+                    MAC_H2,
+                    [10, 0, 0, 1],
+                    [10, 0, 0, 2],
+                    40000,
+                    5201,
+                    isn_a.wrapping_add(100 * seg as u32),
+                    1,
+                    seg,
+                    Some(10),
+                    128,
+                ),
+            });
         }
         // Flow B: 1448 bytes every 500 µs, only ACKs seen.
         if i % 5 == 0 {
             let acked = 7u32.wrapping_add((i / 5 + 1) as u32 * seg as u32);
             if rng.one_in(4) || i == 0 || i == n - 5 {
-                out.push(Captured { ts_ns: ts + 30_000, frame: tcp(MAC_H4, MAC_H3, [10, 0, 0, 4], [10, 0, 0, 3], 40001, 5201, 99, acked, 0, Some(10), 128) });
+                out.push(Captured {
+                    ts_ns: ts + 30_000,
+                    frame: tcp(
+                        MAC_H4,
+                        MAC_H3,
+                        [10, 0, 0, 4],
+                        [10, 0, 0, 3],
+                        40001,
+                        5201,
+                        99,
+                        acked,
+                        0,
+                        Some(10),
+                        128,
+                    ),
+                });
             }
         }
         // Flow C.
         if i % 4 == 0 && (rng.one_in(8) || i == 0 || i == n - 4) {
-            out.push(Captured { ts_ns: ts + 50_000, frame: udp(MAC_H1, MAC_H4, [10, 0, 0, 1], [10, 0, 0, 4], 9000, 9001, 1000, Some(10)) });
+            out.push(Captured {
+                ts_ns: ts + 50_000,
+                frame: udp(
+                    MAC_H1,
+                    MAC_H4,
+                    [10, 0, 0, 1],
+                    [10, 0, 0, 4],
+                    9000,
+                    9001,
+                    1000,
+                    Some(10),
+                ),
+            });
         }
         if i % 1000 == 0 {
-            out.push(Captured { ts_ns: ts + 60_000, frame: vec![0xde, 0xad, 0xbe, 0xef] });
+            out.push(Captured {
+                ts_ns: ts + 60_000,
+                frame: vec![0xde, 0xad, 0xbe, 0xef],
+            });
             let mut arp = vec![0xff; 6];
             arp.extend_from_slice(&MAC_H1);
             arp.extend_from_slice(&[0x08, 0x06]);
             arp.extend_from_slice(&[0u8; 28]);
-            out.push(Captured { ts_ns: ts + 61_000, frame: arp });
-            out.push(Captured { ts_ns: ts + 62_000, frame: tcp(MAC_H1, MAC_H2, [10, 9, 0, 1], [10, 9, 0, 2], 1, 2, 0, 0, 10, Some(20), 128) });
+            out.push(Captured {
+                ts_ns: ts + 61_000,
+                frame: arp,
+            });
+            out.push(Captured {
+                ts_ns: ts + 62_000,
+                frame: tcp(
+                    MAC_H1,
+                    MAC_H2,
+                    [10, 9, 0, 1],
+                    [10, 9, 0, 2],
+                    1,
+                    2,
+                    0,
+                    0,
+                    10,
+                    Some(20),
+                    128,
+                ),
+            });
         }
     }
     out.sort_by_key(|c| c.ts_ns);
@@ -124,26 +244,41 @@ pub const FORWARDING: &str = r#"{
 pub fn write_pcap(path: &std::path::Path, frames: &[Captured]) {
     use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
     let f = std::fs::File::create(path).unwrap();
-    let header = PcapHeader { ts_resolution: pcap_file::TsResolution::NanoSecond, ..PcapHeader::default() };
+    let header = PcapHeader {
+        ts_resolution: pcap_file::TsResolution::NanoSecond,
+        ..PcapHeader::default()
+    };
     let mut w = PcapWriter::with_header(f, header).unwrap();
     for c in frames {
         let ts = std::time::Duration::from_nanos(c.ts_ns);
-        w.write_packet(&PcapPacket::new(ts, c.frame.len() as u32 + 1400, &c.frame)).unwrap();
+        w.write_packet(&PcapPacket::new(ts, c.frame.len() as u32 + 1400, &c.frame))
+            .unwrap();
     }
 }
 
 pub fn write_pcapng(path: &std::path::Path, frames: &[Captured]) {
+    use pcap_file::pcapng::PcapNgWriter;
     use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
     use pcap_file::pcapng::blocks::interface_description::InterfaceDescriptionBlock;
-    use pcap_file::pcapng::PcapNgWriter;
     use std::borrow::Cow;
     let f = std::fs::File::create(path).unwrap();
     let mut w = PcapNgWriter::new(f).unwrap();
     // No if_tsresol option: timestamps are in microseconds.
-    w.write_pcapng_block(InterfaceDescriptionBlock { linktype: pcap_file::DataLink::ETHERNET, snaplen: 0, options: vec![] }).unwrap();
+    w.write_pcapng_block(InterfaceDescriptionBlock {
+        linktype: pcap_file::DataLink::ETHERNET,
+        snaplen: 0,
+        options: vec![],
+    })
+    .unwrap();
     for c in frames {
         // pcap-file writes the Duration's nanoseconds raw; store microsecond units.
-        let epb = EnhancedPacketBlock { interface_id: 0, timestamp: std::time::Duration::from_nanos(c.ts_ns / 1000), original_len: c.frame.len() as u32, data: Cow::Borrowed(&c.frame), options: vec![] };
+        let epb = EnhancedPacketBlock {
+            interface_id: 0,
+            timestamp: std::time::Duration::from_nanos(c.ts_ns / 1000),
+            original_len: c.frame.len() as u32,
+            data: Cow::Borrowed(&c.frame),
+            options: vec![],
+        };
         w.write_pcapng_block(epb).unwrap();
     }
 }
