@@ -203,7 +203,10 @@ pub struct FlowTable {
 impl FlowTable {
     pub fn with_capacity(capacity: usize) -> Self {
         let slots: Vec<FlowState> = Vec::with_capacity(capacity);
-        advise_huge_pages(slots.as_ptr() as usize, capacity * std::mem::size_of::<FlowState>());
+        advise_huge_pages(
+            slots.as_ptr() as usize,
+            capacity * std::mem::size_of::<FlowState>(),
+        );
         FlowTable {
             index: hashbrown::HashTable::with_capacity(capacity),
             hasher: foldhash::fast::RandomState::default(),
@@ -334,7 +337,11 @@ mod tests {
     #[test]
     fn flow_state_stays_compact() {
         // A data sample touches the first ~4 cache lines; keep the hot part small.
-        assert!(std::mem::size_of::<FlowState>() <= 448, "{}", std::mem::size_of::<FlowState>());
+        assert!(
+            std::mem::size_of::<FlowState>() <= 448,
+            "{}",
+            std::mem::size_of::<FlowState>()
+        );
     }
 
     #[test]
