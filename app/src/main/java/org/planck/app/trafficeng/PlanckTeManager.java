@@ -288,12 +288,13 @@ public class PlanckTeManager implements TeService {
             if (mode != TeMode.PLANCK) {
                 return;
             }
+            double u = event.utilization();
+            OptionalDouble reported = u > 0 ? OptionalDouble.of(u) : OptionalDouble.empty();
             if (!isLeader()) {
-                loop.markCongested(port);
+                loop.markCongested(port, reported);
                 return;
             }
-            double u = event.utilization();
-            loop.relieve(port, u > 0 ? OptionalDouble.of(u) : OptionalDouble.empty(), event.receivedNanos());
+            loop.relieve(port, reported, event.receivedNanos());
         }
     }
 
@@ -318,7 +319,7 @@ public class PlanckTeManager implements TeService {
                 if (leader) {
                     loop.relieve(cp, OptionalDouble.of(u), receivedNanos);
                 } else {
-                    loop.markCongested(cp);
+                    loop.markCongested(cp, OptionalDouble.of(u));
                 }
             } else if (loop.isCongested(cp)) {
                 loop.clearCongested(cp);

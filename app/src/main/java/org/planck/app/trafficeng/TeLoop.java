@@ -63,6 +63,11 @@ public final class TeLoop {
     private CongestionRerouter rerouter;
     /** Ports marked congested; re-marked when the load view is rebuilt for a new plan. */
     private final Set<ConnectPoint> congested = new HashSet<>();
+    /**
+     * Utilisation reported with a congestion that was marked but not yet acted on (this node was
+     * not the leader then); a later relief of the port uses it once.
+     */
+    private final Map<ConnectPoint, Double> unhandled = new HashMap<>();
     /** Ports carrying a measured load (Poll mode). */
     private final Set<ConnectPoint> measured = new HashSet<>();
 
@@ -216,10 +221,15 @@ public final class TeLoop {
     /**
      * Marks a port congested without acting (no flow is moved onto it).
      *
-     * @param port egress port
+     * @param port        egress port
+     * @param utilisation utilisation reported with the congestion, if any; a later
+     *                    {@link #relieve} without its own report uses it
      */
-    public void markCongested(ConnectPoint port) {
+    public void markCongested(ConnectPoint port, OptionalDouble utilisation) {
         congested.add(port);
+        if (utilisation.isPresent()) {
+            unhandled.put(port, utilisation.getAsDouble());
+        }
         if (onPlan()) {
             rerouter.markCongested(port);
         }
@@ -232,6 +242,7 @@ public final class TeLoop {
      */
     public void clearCongested(ConnectPoint port) {
         congested.remove(port);
+        unhandled.remove(port);
         if (rerouter != null) {
             rerouter.clearCongested(port);
         }
@@ -252,12 +263,17 @@ public final class TeLoop {
      * decides the moves and applies each as one placement.
      *
      * @param port          the congested egress port
-     * @param utilisation   the utilisation reported with the trigger, if any
+     * @param utilisation   the utilisation reported with the trigger, if any (else one reported
+     *                      with an earlier, unhandled congestion of the port)
      * @param receivedNanos {@link System#nanoTime()} when the triggering telemetry was received
      * @return the reroutes applied, in decision order
      */
     public List<Reroute> relieve(ConnectPoint port, OptionalDouble utilisation, long receivedNanos) {
         congested.add(port);
+        Double earlier = unhandled.remove(port);
+        if (utilisation.isEmpty() && earlier != null) {
+            utilisation = OptionalDouble.of(earlier);
+        }
         if (!onPlan()) {
             return List.of();
         }
