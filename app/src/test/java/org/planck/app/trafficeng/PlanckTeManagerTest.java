@@ -297,4 +297,23 @@ public class PlanckTeManagerTest {
         assertNotEquals(-1, bed.te.pathIndex(flow(1)));
         assertEquals(-1, bed.te.pathIndex(stranger));
     }
+
+    @Test
+    public void loadViewFollowsFlowStateIncludingExpiry() {
+        start(100, true, "PLANCK");
+        ConnectPoint up = uplink();
+        bed.ingest(List.of(rate(flow(1), up, RATE * 0.1), rate(flow(2), up, RATE * 0.1)));
+        assertEquals(2, bed.te.syncNow());
+        assertEquals(defaultPath().index(), bed.te.pathIndex(flow(1)));
+        bed.clock.advanceMillis(1000);
+        bed.ingest(List.of(rate(flow(2), up, RATE * 0.2)));
+        bed.clock.advanceMillis(1500); // flow 1 idle 2.5 s, flow 2 1.5 s: only flow 1 expires
+        assertEquals(1, bed.telemetry.expireIdle());
+        assertEquals(1, bed.te.syncNow());
+        assertEquals(-1, bed.te.pathIndex(flow(1)));
+        bed.clock.advanceMillis(3000);
+        bed.telemetry.expireIdle();
+        assertEquals(0, bed.te.syncNow());
+        assertEquals(0, bed.te.trackedFlows());
+    }
 }

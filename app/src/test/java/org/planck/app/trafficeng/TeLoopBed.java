@@ -33,7 +33,6 @@ import org.planck.app.telemetry.OsgiPropertyConstants;
 import org.planck.app.telemetry.RerouteManager;
 import org.planck.app.telemetry.TelemetryStateManager;
 
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Dictionary;
@@ -58,6 +57,9 @@ final class TeLoopBed {
     /** Port delta statistics the Poll baseline reads. */
     final Map<DeviceId, List<PortStatistics>> deltas = new HashMap<>();
     final NodeId localNode = NodeId.nodeId("local");
+    /** Controller clock of the telemetry state (flow expiry). */
+    final org.planck.app.telemetry.ManualClock clock =
+            new org.planck.app.telemetry.ManualClock(System.currentTimeMillis());
     volatile NodeId leader = localNode;
     private long seq;
 
@@ -101,7 +103,7 @@ final class TeLoopBed {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(OsgiPropertyConstants.SWEEP_INTERVAL_MS, "3600000");
         telemetry = TelemetryStateManager.standalone(fabric.storage, fabric.devices, fabric.events,
-                Clock.systemUTC(), props);
+                clock, props);
         injectEventDispatcher(reroutes, fabric.events);
         FabricTestBed.call(reroutes, "activate");
         FabricTestBed.set(metrics, "ingestService", telemetry);
