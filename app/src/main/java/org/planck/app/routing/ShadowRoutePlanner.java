@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableMap;
 import com.google.common.collect.ImmutableSet;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.FabricLink;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -199,12 +201,17 @@ public final class ShadowRoutePlanner {
                                              Set<DeviceId> reachable) {
         // Guava maps here: DeviceId hashes collide in java.util hash maps.
         ImmutableMap.Builder<DeviceId, FabricLink> current = ImmutableMap.builder();
+        boolean unchanged = t.destination().equals(host);
         for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
             Optional<FabricLink> now = graph.link(e.getValue().src());
             if (now.isEmpty() || !now.get().dst().equals(e.getValue().dst())) {
                 return Optional.empty();
             }
+            unchanged &= now.get().equals(e.getValue());
             current.put(e.getKey(), now.get());
+        }
+        if (unchanged && t.sources().equals(reachable)) {
+            return Optional.of(t);
         }
         Map<DeviceId, FabricLink> links = current.build();
         if (t.sources().equals(reachable)) {
@@ -344,17 +351,22 @@ public final class ShadowRoutePlanner {
      * @return rules per switch
      */
     static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees, long[] only) {
-        // Per-switch lists by dense index: DeviceId hashes collide in java.util hash maps.
+        // Dense switch indices and per-tree arrays: DeviceId-keyed lookups would dominate here
+        // (a million ingress rules on a k=16 fat tree).
         int n = graph.switches().size();
+        Map<DeviceId, Integer> indexOf = new IdentityHashMap<>(2 * n);
+        for (int i = 0; i < n; i++) {
+            indexOf.put(graph.switches().get(i), i);
+        }
         List<List<PlannedRule>> rules = new ArrayList<>(n);
         if (only == null) {
             // Exact sizes up front: these lists hold over a million rules on large fabrics.
             int[] counts = new int[n];
             for (ShadowTree t : trees) {
                 for (DeviceId d : t.nextLinks().keySet()) {
-                    counts[graph.index(d)]++;
+                    counts[index(graph, indexOf, d)]++;
                 }
-                counts[graph.index(t.root())]++;
+                counts[index(graph, indexOf, t.root())]++;
             }
             int hostCount = graph.hosts().size();
             for (int i = 0; i < n; i++) {
@@ -366,17 +378,26 @@ public final class ShadowRoutePlanner {
                 rules.add(new ArrayList<>());
             }
         }
-        Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
+        Map<MacAddress, List<TreeView>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
         for (ShadowTree t : trees) {
-            byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(t);
-            if (!among(only, t.id().destination())) {
-                continue;
-            }
+            TreeView view = new TreeView(t, n);
+            byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(view);
+            boolean emit = among(only, t.id().destination());
             for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
-                rules.get(graph.index(e.getKey())).add(
-                        PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(), e.getValue().srcPort()));
+                int at = index(graph, indexOf, e.getKey());
+                view.out[at] = e.getValue().srcPort();
+                if (emit) {
+                    rules.get(at).add(PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(),
+                                                                e.getValue().srcPort()));
+                }
             }
-            rules.get(graph.index(t.root())).add(PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
+            for (DeviceId src : t.sources()) {
+                view.source[index(graph, indexOf, src)] = true;
+            }
+            if (emit) {
+                rules.get(index(graph, indexOf, t.root())).add(
+                        PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
+            }
         }
         List<Integer> edges = new ArrayList<>();
         List<Integer> edgesWithHostsOfInterest = new ArrayList<>();
@@ -392,43 +413,43 @@ public final class ShadowRoutePlanner {
                 }
             }
         }
-        ShadowTree[] usable = new ShadowTree[0];
+        TreeView[] usable = new TreeView[0];
         for (FabricHost h : graph.hosts()) {
             boolean toInterest = among(only, h.mac());
-            int hostEdge = graph.index(h.edge());
+            int hostEdge = index(graph, indexOf, h.edge());
             if (toInterest) {
                 rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
             }
-            List<ShadowTree> toH = byDst.get(h.mac());
+            List<TreeView> toH = byDst.get(h.mac());
             if (toH == null) {
                 continue;
             }
-            toH.sort((x, y) -> Integer.compare(x.index(), y.index()));
+            toH.sort((x, y) -> Integer.compare(x.tree.index(), y.tree.index()));
             if (usable.length < toH.size()) {
-                usable = new ShadowTree[toH.size()];
+                usable = new TreeView[toH.size()];
             }
             for (int e : toInterest ? edges : edgesWithHostsOfInterest) {
                 if (e == hostEdge) {
                     continue;
                 }
-                DeviceId edge = graph.switches().get(e);
                 int count = 0;
-                for (ShadowTree t : toH) {
-                    if (t.sources().contains(edge)) {
-                        usable[count++] = t;
+                for (TreeView v : toH) {
+                    if (v.source[e]) {
+                        usable[count++] = v;
                     }
                 }
                 if (count == 0) {
                     continue;
                 }
+                DeviceId edge = graph.switches().get(e);
                 List<PlannedRule> at = rules.get(e);
                 for (FabricHost s : graph.hostsAt(e)) {
                     if (!toInterest && !among(only, s.mac())) {
                         continue;
                     }
-                    ShadowTree t = usable[PathChoice.choose(s.mac(), h.mac(), count)];
-                    at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), t.id(), t.shadowMac(),
-                                                       t.outPort(edge).orElseThrow()));
+                    TreeView v = usable[PathChoice.choose(s.mac(), h.mac(), count)];
+                    at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), v.tree.id(), v.tree.shadowMac(),
+                                                       v.out[e]));
                 }
             }
         }
@@ -439,6 +460,24 @@ public final class ShadowRoutePlanner {
             }
         }
         return byDevice;
+    }
+
+    /** A tree with its out ports and sources by dense switch index. */
+    private static final class TreeView {
+        final ShadowTree tree;
+        final PortNumber[] out;
+        final boolean[] source;
+
+        TreeView(ShadowTree tree, int switches) {
+            this.tree = tree;
+            this.out = new PortNumber[switches];
+            this.source = new boolean[switches];
+        }
+    }
+
+    private static int index(FabricGraph graph, Map<DeviceId, Integer> identityIndex, DeviceId device) {
+        Integer i = identityIndex.get(device);
+        return i != null ? i : graph.index(device);
     }
 
     private static boolean among(long[] sortedMacs, MacAddress mac) {
