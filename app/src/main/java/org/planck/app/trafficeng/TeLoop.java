@@ -108,8 +108,7 @@ public final class TeLoop {
     }
 
     /**
-     * Follows the plan in force: a new plan rebuilds the load view (port indices change) and
-     * re-marks the congested ports; flows are re-read by the next {@link #sync()}.
+     * Follows the plan in force: a new plan rebases the load view and re-reads the flows.
      *
      * @return false if no plan is in force
      */
@@ -120,15 +119,15 @@ public final class TeLoop {
             rerouter = null;
             return false;
         }
-        if (load == null || load.plan() != p) {
-            boolean rebuilt = load != null;
+        if (load == null) {
             load = new FabricLoad(p);
             rerouter = new CongestionRerouter(load, threshold, dampingNanos);
             congested.forEach(rerouter::markCongested);
-            measured.clear();
-            if (rebuilt) {
-                syncFlows();
-            }
+        } else if (load.plan() != p) {
+            // Flows, congestion marks, measured loads and damping survive; flows whose path is
+            // gone are dropped by the rebase and re-placed (default or placement) right away.
+            load.rebase(p);
+            syncFlows();
         }
         return true;
     }

@@ -316,4 +316,45 @@ public class PlanckTeManagerTest {
         assertEquals(0, bed.te.syncNow());
         assertEquals(0, bed.te.trackedFlows());
     }
+
+    @Test
+    public void newPlanKeepsTheLoadViewAndDampingOfMovedFlows() {
+        assertEquals("damped flow stays put after the re-plan", 1, rerouteAfterReplan(60_000));
+    }
+
+    @Test
+    public void newPlanUndampedFlowMovesAgain() {
+        assertEquals(2, rerouteAfterReplan(0));
+    }
+
+    private long rerouteAfterReplan(long dampingMs) {
+        start(dampingMs, true, "PLANCK");
+        FlowKey a = flow(1);
+        ConnectPoint up = uplink();
+        bed.ingest(List.of(rate(a, up, RATE), notice(up, CongestionState.CONGESTED, 0.9)));
+        Reroute r = bed.reroutes.recent(1).get(0);
+        ShadowPath moved = assertSteered(a, r);
+        // Kill the moved path's aggregation-to-core link: routing re-plans and fixes the placement.
+        ConnectPoint dead = moved.egressPorts().get(1);
+        bed.fabric.links.cut(dead, bed.fabric.links.link(dead).dst());
+        assertEquals(1, bed.te.syncNow());
+        int placed = bed.fabric.routes.placements().get(a).pathIndex();
+        assertEquals(placed, bed.te.pathIndex(a));
+        ShadowPath now = bed.fabric.routes.plan().orElseThrow().path(src.mac(), dst.mac(), placed).orElseThrow();
+        assertFalse(now.egressPorts().contains(dead));
+        // A new congestion on the flow's path: only an undamped flow moves.
+        // The first congestion is over; pick a port of the flow's path that some alternative avoids.
+        bed.ingest(List.of(notice(up, CongestionState.CLEARED, 0.3)));
+        ConnectPoint next = null;
+        for (ConnectPoint c : now.egressPorts()) {
+            for (ShadowPath q : bed.fabric.routes.paths(src.mac(), dst.mac())) {
+                if (q.index() != placed && !q.egressPorts().contains(c)) {
+                    next = c;
+                }
+            }
+        }
+        assertTrue("scenario has an alternative", next != null);
+        bed.ingest(List.of(rate(a, next, RATE), notice(next, CongestionState.CONGESTED, 0.95)));
+        return bed.reroutes.rerouteCount();
+    }
 }
