@@ -28,7 +28,8 @@ fi
 for family in planck_telemetry_batches_total planck_telemetry_rejected_batches_total \
         planck_telemetry_events_total planck_telemetry_unknown_device_events_total \
         planck_telemetry_unknown_port_events_total planck_te_decision_latency_seconds \
-        planck_reroutes_total planck_port_utilization_ratio planck_flow_records; do
+        planck_reroutes_total planck_port_utilization_ratio planck_flow_records \
+        planck_collector_push_delivered_total planck_collector_push_failed_attempts_total; do
     grep -q "^# TYPE $family " "$prom" || fail "$family missing from $prom"
 done
 

@@ -16,6 +16,8 @@ public final class FlowKey {
     private final int proto;
     private final int srcPort;
     private final int dstPort;
+    /** Cached hash (0 = not yet computed); transient so serialisers skip it. FlowKeys key every TE and flow-state map. */
+    private transient int hash;
 
     private FlowKey(IpAddress src, IpAddress dst, int proto, int srcPort, int dstPort) {
         this.src = checkNotNull(src, "src");
@@ -88,7 +90,12 @@ public final class FlowKey {
 
     @Override
     public int hashCode() {
-        return Objects.hash(src, dst, proto, srcPort, dstPort);
+        int h = hash;
+        if (h == 0) {
+            h = Objects.hash(src, dst, proto, srcPort, dstPort);
+            hash = h;
+        }
+        return h;
     }
 
     @Override

@@ -35,9 +35,9 @@ public final class ForwardingMapCodec {
      * @param mapper mapper creating the nodes
      * @return JSON object
      */
-    public static ObjectNode encode(ForwardingMap map, ObjectMapper mapper) {
+    public static ObjectNode encode(CollectorForwardingMap map, ObjectMapper mapper) {
         ObjectNode root = mapper.createObjectNode();
-        root.put("version", ForwardingMap.VERSION);
+        root.put("version", CollectorForwardingMap.VERSION);
         root.put("collector", map.collectorId());
         root.put("generation", map.generation());
         ArrayNode switches = root.putArray("switches");
@@ -64,9 +64,9 @@ public final class ForwardingMapCodec {
      * @return the map
      * @throws IllegalArgumentException if the JSON is not a version-1 forwarding map
      */
-    public static ForwardingMap decode(JsonNode json) {
+    public static CollectorForwardingMap decode(JsonNode json) {
         require(json != null && json.isObject(), "forwarding map must be a JSON object");
-        require(json.path("version").isIntegralNumber() && json.get("version").asLong() == ForwardingMap.VERSION,
+        require(json.path("version").isIntegralNumber() && json.get("version").asLong() == CollectorForwardingMap.VERSION,
                 "version must be 1");
         require(json.path("collector").isTextual(), "collector must be a string");
         integer(json.path("generation"), 0, Long.MAX_VALUE, "generation");
@@ -100,7 +100,7 @@ public final class ForwardingMapCodec {
             switches.add(new SwitchForwarding(device, VlanId.vlanId((short) vlan), PortNumber.portNumber(mirrorPort),
                     ports, entries));
         }
-        return new ForwardingMap(json.get("collector").asText(), json.get("generation").asLong(), switches);
+        return new CollectorForwardingMap(json.get("collector").asText(), json.get("generation").asLong(), switches);
     }
 
     private static long integer(JsonNode n, long min, long max, String field) {

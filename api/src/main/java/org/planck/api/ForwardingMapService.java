@@ -14,7 +14,7 @@ public interface ForwardingMapService {
      * @param collectorId collector id
      * @return the map, or empty if no such collector is configured
      */
-    Optional<ForwardingMap> forwardingMap(String collectorId);
+    Optional<CollectorForwardingMap> forwardingMap(String collectorId);
 
     /**
      * Push statistics of a collector.

@@ -22,8 +22,8 @@ import static org.junit.Assert.fail;
 public class ForwardingMapCodecTest {
     private final ObjectMapper mapper = new ObjectMapper();
 
-    private static ForwardingMap documentedExample() {
-        return new ForwardingMap("c1", 12, List.of(new SwitchForwarding(
+    private static CollectorForwardingMap documentedExample() {
+        return new CollectorForwardingMap("c1", 12, List.of(new SwitchForwarding(
                 DeviceId.deviceId("of:0000000000000001"), VlanId.vlanId((short) 1), PortNumber.portNumber(5),
                 List.of(new PortCapacity(PortNumber.portNumber(3), 10_000_000_000L),
                         new PortCapacity(PortNumber.portNumber(1), 10_000_000_000L)),
@@ -47,7 +47,7 @@ public class ForwardingMapCodecTest {
 
     @Test
     public void decodesWhatItEncodes() throws IOException {
-        ForwardingMap decoded = ForwardingMapCodec.decode(resource("forwarding-map-example.json"));
+        CollectorForwardingMap decoded = ForwardingMapCodec.decode(resource("forwarding-map-example.json"));
         assertEquals(documentedExample(), decoded);
         assertTrue(decoded.sameContent(documentedExample().withGeneration(13)));
         assertFalse(decoded.equals(documentedExample().withGeneration(13)));

@@ -6,7 +6,7 @@ import org.apache.karaf.shell.api.action.Completion;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.onosproject.cli.AbstractShellCommand;
 import org.planck.api.CollectorPushStatus;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapCodec;
 import org.planck.api.ForwardingMapService;
 import org.planck.api.PlanckJson;
@@ -43,7 +43,7 @@ public class ForwardingMapCommand extends AbstractShellCommand {
         }
     }
 
-    private static ForwardingMap map(ForwardingMapService maps, String id) {
+    private static CollectorForwardingMap map(ForwardingMapService maps, String id) {
         return maps.forwardingMap(id).orElseThrow(() -> new IllegalArgumentException("unknown collector " + id));
     }
 
@@ -56,7 +56,7 @@ public class ForwardingMapCommand extends AbstractShellCommand {
      * @throws IllegalArgumentException if the collector is unknown
      */
     static List<String> lines(ForwardingMapService maps, String id) {
-        ForwardingMap map = map(maps, id);
+        CollectorForwardingMap map = map(maps, id);
         List<String> out = new ArrayList<>();
         out.add(String.format("collector %s, generation %d, %d switch(es)", id, map.generation(),
                 map.switches().size()));

@@ -3,7 +3,7 @@ package org.planck.web;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.rest.AbstractWebResource;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapCodec;
 import org.planck.api.ForwardingMapService;
 import org.planck.api.PlanckJson;
@@ -54,7 +54,7 @@ public class CollectorResource extends AbstractWebResource {
     @Path("{id}/forwarding")
     @Produces(MediaType.APPLICATION_JSON)
     public Response getForwardingMap(@PathParam("id") String id) {
-        Optional<ForwardingMap> map = get(ForwardingMapService.class).forwardingMap(id);
+        Optional<CollectorForwardingMap> map = get(ForwardingMapService.class).forwardingMap(id);
         if (map.isEmpty()) {
             return ErrorResponses.notFound("unknown collector " + id);
         }

@@ -6,6 +6,8 @@ import org.planck.web.telemetry.MetricsResource;
 import org.planck.web.telemetry.PortsResource;
 import org.planck.web.telemetry.RerouteLogResource;
 import org.planck.web.telemetry.TelemetryEventsResource;
+import org.planck.web.trafficeng.FlowRerouteResource;
+import org.planck.web.trafficeng.TeModeResource;
 
 import java.util.Set;
 
@@ -24,6 +26,8 @@ public class PlanckWebApplication extends AbstractWebApplication {
                 FlowsResource.class,
                 PortsResource.class,
                 MetricsResource.class,
-                RerouteLogResource.class);
+                RerouteLogResource.class,
+                TeModeResource.class,
+                FlowRerouteResource.class);
     }
 }

@@ -11,7 +11,7 @@ import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.FlowRule;
 import org.planck.api.CollectorPushStatus;
 import org.planck.api.FlowKey;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapService;
 import org.planck.api.MirrorListener;
 import org.planck.api.MirrorMode;
@@ -204,11 +204,11 @@ final class TestPlanckServices {
 
     static final class Maps implements ForwardingMapService {
         @Override
-        public Optional<ForwardingMap> forwardingMap(String collectorId) {
+        public Optional<CollectorForwardingMap> forwardingMap(String collectorId) {
             if (!collectorId.equals("c1")) {
                 return Optional.empty();
             }
-            return Optional.of(new ForwardingMap("c1", 12, List.of(new SwitchForwarding(S1,
+            return Optional.of(new CollectorForwardingMap("c1", 12, List.of(new SwitchForwarding(S1,
                     VlanId.vlanId((short) 1), PortNumber.portNumber(5),
                     List.of(new PortCapacity(PortNumber.portNumber(1), TEN_G)),
                     Map.of(A, PortNumber.portNumber(1), ShadowMacSpace.mac(0), PortNumber.portNumber(2))))));

@@ -3,7 +3,7 @@ package org.planck.api.fuzz;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapCodec;
 
 import java.io.IOException;
@@ -48,13 +48,13 @@ public final class ForwardingMapFuzzer {
      * @return true if it decoded, false if rejected
      */
     public static boolean check(JsonNode node) {
-        ForwardingMap map;
+        CollectorForwardingMap map;
         try {
             map = ForwardingMapCodec.decode(node);
         } catch (IllegalArgumentException e) {
             return false;
         }
-        ForwardingMap again = ForwardingMapCodec.decode(ForwardingMapCodec.encode(map, MAPPER));
+        CollectorForwardingMap again = ForwardingMapCodec.decode(ForwardingMapCodec.encode(map, MAPPER));
         if (!again.equals(map)) {
             throw new AssertionError("round trip changed " + node + " into " + again);
         }

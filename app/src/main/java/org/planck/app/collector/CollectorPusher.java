@@ -3,7 +3,7 @@ package org.planck.app.collector;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.planck.api.CollectorPushStatus;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapCodec;
 import org.planck.api.config.CollectorConfig;
 import org.planck.api.config.PlanckSettings;
@@ -86,7 +86,7 @@ public final class CollectorPusher {
      * @param collector the collector
      * @param map       its map
      */
-    public void pushMap(CollectorConfig collector, ForwardingMap map) {
+    public void pushMap(CollectorConfig collector, CollectorForwardingMap map) {
         submit(collector, new Delivery(Kind.MAP, ForwardingMapCodec.encode(map, mapper).toString(),
                 map.generation()));
     }
@@ -109,7 +109,7 @@ public final class CollectorPusher {
      */
     public ObjectNode collectorConfigJson(PlanckSettings settings) {
         ObjectNode n = mapper.createObjectNode();
-        n.put("version", ForwardingMap.VERSION);
+        n.put("version", CollectorForwardingMap.VERSION);
         n.put("congestionThresholdPct", settings.congestionThresholdPct());
         n.put("hysteresisPct", settings.hysteresisPct());
         n.put("flowReportIntervalMs", settings.flowReportIntervalMs());

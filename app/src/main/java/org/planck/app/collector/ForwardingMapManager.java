@@ -21,7 +21,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.planck.api.CollectorPushStatus;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapService;
 import org.planck.api.PortCapacity;
 import org.planck.api.ShadowRouteEvent;
@@ -90,7 +90,7 @@ public class ForwardingMapManager implements ForwardingMapService {
     private final DeviceListener deviceListener = new InternalDeviceListener();
     private final LeadershipEventListener leadershipListener = new InternalLeadershipListener();
 
-    private final Map<String, ForwardingMap> maps = new ConcurrentHashMap<>();
+    private final Map<String, CollectorForwardingMap> maps = new ConcurrentHashMap<>();
     private AtomicCounter generations;
     private CollectorPusher pusher;
     private ScheduledExecutorService pushScheduler;
@@ -141,7 +141,7 @@ public class ForwardingMapManager implements ForwardingMapService {
     }
 
     @Override
-    public Optional<ForwardingMap> forwardingMap(String collectorId) {
+    public Optional<CollectorForwardingMap> forwardingMap(String collectorId) {
         return Optional.ofNullable(maps.get(collectorId));
     }
 
@@ -179,10 +179,10 @@ public class ForwardingMapManager implements ForwardingMapService {
                 for (ServedSwitch sw : c.switches()) {
                     switches.add(switchForwarding(sw));
                 }
-                ForwardingMap candidate = new ForwardingMap(c.id(), 0, switches);
-                ForwardingMap old = maps.get(c.id());
+                CollectorForwardingMap candidate = new CollectorForwardingMap(c.id(), 0, switches);
+                CollectorForwardingMap old = maps.get(c.id());
                 boolean mapChanged = old == null || !old.sameContent(candidate);
-                ForwardingMap current = mapChanged ? candidate.withGeneration(generations.incrementAndGet()) : old;
+                CollectorForwardingMap current = mapChanged ? candidate.withGeneration(generations.incrementAndGet()) : old;
                 maps.put(c.id(), current);
                 if (pushing && configChanged) {
                     pusher.pushConfig(c, settings);

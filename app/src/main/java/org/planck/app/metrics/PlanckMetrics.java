@@ -7,6 +7,7 @@ import io.prometheus.client.GaugeMetricFamily;
 import io.prometheus.client.Histogram;
 import io.prometheus.client.exporter.common.TextFormat;
 import org.onosproject.net.ConnectPoint;
+import org.planck.api.CollectorPushStatus;
 import org.planck.api.telemetry.IngestCounters;
 import org.planck.api.telemetry.PlanckCongestionEvent;
 import org.planck.api.telemetry.PortLoad;
@@ -54,7 +55,23 @@ public final class PlanckMetrics {
      */
     public PlanckMetrics(Supplier<IngestCounters> ingest, IntSupplier flowCount, LongSupplier reroutes,
                          Supplier<Collection<PortLoad>> portLoads) {
+        this(ingest, flowCount, reroutes, portLoads, Collections::emptyList);
+    }
+
+    /**
+     * Creates the metrics, including the forwarding-map push counters of the configured collectors.
+     *
+     * @param ingest     ingestion counters
+     * @param flowCount  live flow records
+     * @param reroutes   reroutes so far
+     * @param portLoads  per-port loads
+     * @param pushes     push status of every configured collector
+     */
+    public PlanckMetrics(Supplier<IngestCounters> ingest, IntSupplier flowCount, LongSupplier reroutes,
+                         Supplier<Collection<PortLoad>> portLoads,
+                         Supplier<Collection<CollectorPushStatus>> pushes) {
         checkNotNull(ingest, "ingest");
+        checkNotNull(pushes, "pushes");
         checkNotNull(flowCount, "flowCount");
         checkNotNull(reroutes, "reroutes");
         checkNotNull(portLoads, "portLoads");
@@ -66,6 +83,7 @@ public final class PlanckMetrics {
                 .withoutExemplars()
                 .register(registry);
         new StateCollector(ingest, flowCount, reroutes, portLoads).register(registry);
+        new PushCollector(pushes).register(registry);
     }
 
     /**
@@ -177,6 +195,45 @@ public final class PlanckMetrics {
             mfs.add(congestedPort);
             mfs.add(new GaugeMetricFamily("planck_congested_ports", "Ports currently congested", congestedPorts));
             return mfs;
+        }
+    }
+
+    /** Forwarding-map push counters per collector (see CollectorPushStatus). */
+    private static final class PushCollector extends Collector {
+        private final Supplier<Collection<CollectorPushStatus>> pushes;
+
+        PushCollector(Supplier<Collection<CollectorPushStatus>> pushes) {
+            this.pushes = pushes;
+        }
+
+        @Override
+        public List<MetricFamilySamples> collect() {
+            List<String> labels = Collections.singletonList("collector");
+            CounterMetricFamily delivered = new CounterMetricFamily("planck_collector_push_delivered_total",
+                    "Forwarding-map pushes the collector accepted (2xx)", labels);
+            CounterMetricFamily failed = new CounterMetricFamily("planck_collector_push_failed_attempts_total",
+                    "Push attempts that failed (connection error, timeout, 5xx) and were retried", labels);
+            CounterMetricFamily rejected = new CounterMetricFamily("planck_collector_push_rejected_total",
+                    "Pushes the collector refused (4xx, including stale generations)", labels);
+            CounterMetricFamily superseded = new CounterMetricFamily("planck_collector_push_superseded_total",
+                    "Pending pushes replaced by a newer map before delivery", labels);
+            CounterMetricFamily abandoned = new CounterMetricFamily("planck_collector_push_abandoned_total",
+                    "Pushes given up after the last retry", labels);
+            GaugeMetricFamily generation = new GaugeMetricFamily("planck_collector_delivered_generation",
+                    "Generation of the newest map the collector accepted (-1 if none)", labels);
+            GaugeMetricFamily pending = new GaugeMetricFamily("planck_collector_pending_generation",
+                    "Generation waiting to be delivered (-1 if none)", labels);
+            for (CollectorPushStatus s : pushes.get()) {
+                List<String> id = Collections.singletonList(s.collectorId());
+                delivered.addMetric(id, s.delivered());
+                failed.addMetric(id, s.failedAttempts());
+                rejected.addMetric(id, s.rejected());
+                superseded.addMetric(id, s.superseded());
+                abandoned.addMetric(id, s.abandoned());
+                generation.addMetric(id, s.deliveredGeneration());
+                pending.addMetric(id, s.pendingGeneration());
+            }
+            return Arrays.asList(delivered, failed, rejected, superseded, abandoned, generation, pending);
         }
     }
 }

@@ -1,6 +1,11 @@
 package org.planck.app.metrics;
 
 import org.osgi.service.component.annotations.Activate;
+import org.planck.api.CollectorPushStatus;
+import org.planck.api.ForwardingMapService;
+import org.planck.api.config.CollectorConfig;
+import org.planck.api.config.PlanckConfigService;
+import org.planck.api.config.PlanckSettings;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
@@ -12,6 +17,10 @@ import org.planck.api.telemetry.PortLoadService;
 import org.planck.api.telemetry.RerouteService;
 import org.planck.api.telemetry.TelemetryIngestService;
 import org.slf4j.Logger;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -35,13 +44,19 @@ public class PlanckMetricsManager implements PlanckMetricsService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected RerouteService rerouteService;
 
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PlanckConfigService configService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected ForwardingMapService forwardingMapService;
+
     private PlanckMetrics metrics;
     private final PlanckCongestionListener congestionListener = event -> metrics.countCongestion(event.type());
 
     @Activate
     protected void activate() {
         metrics = new PlanckMetrics(ingestService::counters, flowStateService::flowRecordCount,
-                rerouteService::rerouteCount, portLoadService::loads);
+                rerouteService::rerouteCount, portLoadService::loads, this::pushStatuses);
         portLoadService.addListener(congestionListener);
         log.info("Started");
     }
@@ -50,6 +65,19 @@ public class PlanckMetricsManager implements PlanckMetricsService {
     protected void deactivate() {
         portLoadService.removeListener(congestionListener);
         log.info("Stopped");
+    }
+
+    /** Push status of every configured collector, read at scrape time. */
+    private Collection<CollectorPushStatus> pushStatuses() {
+        PlanckSettings s = configService.settings().orElse(null);
+        if (s == null) {
+            return List.of();
+        }
+        List<CollectorPushStatus> out = new ArrayList<>();
+        for (CollectorConfig c : s.collectors()) {
+            forwardingMapService.pushStatus(c.id()).ifPresent(out::add);
+        }
+        return out;
     }
 
     @Override

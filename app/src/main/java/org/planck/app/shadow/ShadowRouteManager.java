@@ -244,8 +244,14 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         if (p == null) {
             throw new IllegalStateException("Planck is not configured");
         }
-        p.flowRule(flow, src, dst, pathIndex); // validates hosts, edge and index
+        PlannedRule rule = p.flowRule(flow, src, dst, pathIndex); // validates hosts, edge and index
         placements.put(flow, FlowPlacement.of(src, dst, pathIndex, 0));
+        // A TE move should reach the switch at once: the edge's master submits the one rule now
+        // (same match as the old per-flow rule, so it replaces it); the placement listener's
+        // reconcile of the edge then finds it in place.
+        if (mastershipService.isLocalMaster(rule.device())) {
+            flowRuleService.applyFlowRules(flowRules(rule.device(), List.of(rule)).get(0));
+        }
     }
 
     @Override

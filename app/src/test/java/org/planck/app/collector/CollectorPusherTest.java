@@ -10,7 +10,7 @@ import org.onlab.packet.VlanId;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.planck.api.CollectorPushStatus;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapCodec;
 import org.planck.api.PortCapacity;
 import org.planck.api.SwitchForwarding;
@@ -58,8 +58,8 @@ public class CollectorPusherTest {
         return new CollectorConfig("c1", IpAddress.valueOf("127.0.0.1"), port, List.of());
     }
 
-    private static ForwardingMap map(long generation) {
-        return new ForwardingMap("c1", generation, List.of(new SwitchForwarding(
+    private static CollectorForwardingMap map(long generation) {
+        return new CollectorForwardingMap("c1", generation, List.of(new SwitchForwarding(
                 DeviceId.deviceId("of:0000000000000001"), VlanId.vlanId((short) 1), PortNumber.portNumber(5),
                 List.of(new PortCapacity(PortNumber.portNumber(1), 1_000_000_000L)),
                 Map.of(MacAddress.valueOf("00:00:00:00:00:01"), PortNumber.portNumber(1)))));

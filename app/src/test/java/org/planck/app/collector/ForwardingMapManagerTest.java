@@ -13,7 +13,7 @@ import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.planck.api.CollectorPushStatus;
-import org.planck.api.ForwardingMap;
+import org.planck.api.CollectorForwardingMap;
 import org.planck.api.ForwardingMapCodec;
 import org.planck.api.PortCapacity;
 import org.planck.api.SwitchForwarding;
@@ -87,7 +87,7 @@ public class ForwardingMapManagerTest {
         }
     }
 
-    private ForwardingMap lastPushed() throws Exception {
+    private CollectorForwardingMap lastPushed() throws Exception {
         List<CollectorEndpoint.Request> pushes = endpoint.requests.stream()
                 .filter(r -> r.path.equals("/v1/forwarding")).collect(Collectors.toList());
         return ForwardingMapCodec.decode(mapper.readTree(pushes.get(pushes.size() - 1).body));
@@ -96,7 +96,7 @@ public class ForwardingMapManagerTest {
     @Test
     public void mapDescribesEveryServedSwitch() {
         configure();
-        ForwardingMap map = maps.forwardingMap("c1").get();
+        CollectorForwardingMap map = maps.forwardingMap("c1").get();
         assertEquals(2, map.switches().size());
         SwitchForwarding s0 = map.switches().get(0);
         assertEquals(edge0, s0.deviceId());
@@ -122,13 +122,13 @@ public class ForwardingMapManagerTest {
         configure();
         await("first push", () -> maps.pushStatus("c1").get().delivered() >= 2);
         assertTrue(endpoint.requests.stream().anyMatch(r -> r.path.equals("/v1/config")));
-        ForwardingMap first = maps.forwardingMap("c1").get();
+        CollectorForwardingMap first = maps.forwardingMap("c1").get();
         assertEquals(first, lastPushed());
 
         // Cut an uplink of edge0: its entries change, so the map gets a new generation.
         ConnectPoint up = new ConnectPoint(edge0, PortNumber.portNumber(3));
         bed.links.cut(up, bed.links.link(up).dst());
-        ForwardingMap second = maps.forwardingMap("c1").get();
+        CollectorForwardingMap second = maps.forwardingMap("c1").get();
         assertTrue(second.generation() > first.generation());
         assertFalse(second.sameContent(first));
         assertFalse(second.switches().get(0).entries().containsValue(PortNumber.portNumber(3)));
@@ -142,7 +142,7 @@ public class ForwardingMapManagerTest {
     @Test
     public void unchangedMapKeepsItsGeneration() {
         configure();
-        ForwardingMap first = maps.forwardingMap("c1").get();
+        CollectorForwardingMap first = maps.forwardingMap("c1").get();
         // A new port on an unserved core changes neither routes nor served ports.
         bed.devices.addPort(bed.fabric.cores().get(0), 9, 10_000);
         assertEquals(first, maps.forwardingMap("c1").get());
@@ -151,9 +151,9 @@ public class ForwardingMapManagerTest {
     @Test
     public void portCapacityChangeIsAChange() {
         configure();
-        ForwardingMap first = maps.forwardingMap("c1").get();
+        CollectorForwardingMap first = maps.forwardingMap("c1").get();
         bed.devices.addPort(edge0, 9, 40_000);
-        ForwardingMap second = maps.forwardingMap("c1").get();
+        CollectorForwardingMap second = maps.forwardingMap("c1").get();
         assertTrue(second.generation() > first.generation());
         assertTrue(second.switches().get(0).ports().contains(
                 new PortCapacity(PortNumber.portNumber(9), 40_000_000_000L)));

@@ -4,6 +4,11 @@ import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 import org.onlab.packet.MacAddress;
+import org.planck.api.CollectorForwardingMap;
+import org.planck.api.CollectorPushStatus;
+import org.planck.api.ForwardingMapService;
+import org.planck.app.PlanckTestBed;
+import org.planck.app.TestConfigs;
 import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.PlanckRerouteEvent;
 import org.planck.api.telemetry.Reroute;
@@ -22,6 +27,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static org.hamcrest.MatcherAssert.assertThat;
 import static org.hamcrest.Matchers.containsString;
@@ -56,6 +62,23 @@ public class PlanckMetricsExpositionTest {
         metrics.flowStateService = telemetry;
         metrics.portLoadService = telemetry;
         metrics.rerouteService = reroutes;
+        PlanckTestBed config = new PlanckTestBed();
+        config.configure(TestConfigs.config().collector("c1", "127.0.0.1", 9000)
+                .collector("c2", "127.0.0.1", 9001).json());
+        metrics.configService = config.config;
+        metrics.forwardingMapService = new ForwardingMapService() {
+            @Override
+            public Optional<CollectorForwardingMap> forwardingMap(String collectorId) {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<CollectorPushStatus> pushStatus(String id) {
+                return Optional.of("c1".equals(id)
+                        ? new CollectorPushStatus(id, 7, -1, 7, 3, 1, 2, 0, "")
+                        : new CollectorPushStatus(id, -1, 2, 0, 5, 0, 0, 1, "connection refused"));
+            }
+        };
         metrics.activate();
 
         List<TelemetryEvent> es = new ArrayList<>();
@@ -86,6 +109,20 @@ public class PlanckMetricsExpositionTest {
     public void tearDown() {
         metrics.deactivate();
         TelemetryFixtures.stop(telemetry);
+    }
+
+    @Test
+    public void collectorPushCountersAreExported() {
+        String text = metrics.exposition();
+        assertThat(text, containsString("# TYPE planck_collector_push_delivered_total counter"));
+        assertThat(text, containsString("planck_collector_push_delivered_total{collector=\"c1\",} 7.0"));
+        assertThat(text, containsString("planck_collector_push_failed_attempts_total{collector=\"c1\",} 3.0"));
+        assertThat(text, containsString("planck_collector_push_failed_attempts_total{collector=\"c2\",} 5.0"));
+        assertThat(text, containsString("planck_collector_push_rejected_total{collector=\"c1\",} 1.0"));
+        assertThat(text, containsString("planck_collector_push_superseded_total{collector=\"c1\",} 2.0"));
+        assertThat(text, containsString("planck_collector_push_abandoned_total{collector=\"c2\",} 1.0"));
+        assertThat(text, containsString("planck_collector_delivered_generation{collector=\"c2\",} -1.0"));
+        assertThat(text, containsString("planck_collector_pending_generation{collector=\"c2\",} 2.0"));
     }
 
     @Test

@@ -13,7 +13,7 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * A collector's forwarding map (docs/protocol/forwarding-map-v1.md): for every switch it
  * serves, destination MAC to egress port, port capacities, RSPAN VLAN and mirror port.
  */
-public final class ForwardingMap {
+public final class CollectorForwardingMap {
     /** Schema version of the pushed and served JSON. */
     public static final int VERSION = 1;
 
@@ -28,7 +28,7 @@ public final class ForwardingMap {
      * @param generation  increases with every change of the map
      * @param switches    one entry per served switch
      */
-    public ForwardingMap(String collectorId, long generation, List<SwitchForwarding> switches) {
+    public CollectorForwardingMap(String collectorId, long generation, List<SwitchForwarding> switches) {
         checkArgument(generation >= 0, "generation must be >= 0");
         this.collectorId = checkNotNull(collectorId);
         this.generation = generation;
@@ -53,8 +53,8 @@ public final class ForwardingMap {
      * @param newGeneration generation
      * @return a copy with the generation replaced
      */
-    public ForwardingMap withGeneration(long newGeneration) {
-        return new ForwardingMap(collectorId, newGeneration, switches);
+    public CollectorForwardingMap withGeneration(long newGeneration) {
+        return new CollectorForwardingMap(collectorId, newGeneration, switches);
     }
 
     /**
@@ -63,7 +63,7 @@ public final class ForwardingMap {
      * @param other another map
      * @return true if collector and switch entries are equal
      */
-    public boolean sameContent(ForwardingMap other) {
+    public boolean sameContent(CollectorForwardingMap other) {
         return other != null && collectorId.equals(other.collectorId) && switches.equals(other.switches);
     }
 
@@ -72,10 +72,10 @@ public final class ForwardingMap {
         if (this == o) {
             return true;
         }
-        if (!(o instanceof ForwardingMap)) {
+        if (!(o instanceof CollectorForwardingMap)) {
             return false;
         }
-        ForwardingMap that = (ForwardingMap) o;
+        CollectorForwardingMap that = (CollectorForwardingMap) o;
         return generation == that.generation && sameContent(that);
     }
 
