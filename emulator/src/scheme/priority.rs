@@ -1,0 +1,44 @@
+//! Strict priority: packet class `prio` (0 = highest) selects one of up to 64
+//! queues; the scheduler always serves the highest non-empty class.
+
+use super::droptail::DropTailEnqueue;
+use super::{Classify, PatternRouter, QueueBank, RouterPorts, Schedule};
+use super::route::TableRoute;
+use crate::packet::{Packet, PortId, QueueId, Slot};
+
+pub const MAX_PRIORITY_QUEUES: usize = 64;
+
+#[derive(Clone, Copy, Debug)]
+pub struct PriorityClassify {
+    pub queues: u16,
+}
+
+impl Classify for PriorityClassify {
+    fn queues_per_port(&self) -> usize {
+        self.queues as usize
+    }
+    #[inline]
+    fn classify(&mut self, pkt: &Packet, _port: PortId) -> QueueId {
+        pkt.prio.min(self.queues as u32 - 1) as QueueId
+    }
+}
+
+/// Per port, a bitmap of non-empty queues would be faster; with <= 64 queues a
+/// scan of `queues` lengths is a few cycles and keeps the stage stateless.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StrictPrioritySchedule;
+
+impl Schedule for StrictPrioritySchedule {
+    #[inline]
+    fn schedule(&mut self, port: PortId, bank: &mut QueueBank, _now: Slot) -> Option<Packet> {
+        let pq = bank.port(port);
+        let q = pq.queues.iter().position(|q| !q.is_empty())?;
+        pq.pop(q as QueueId)
+    }
+}
+
+pub type PriorityRouter = PatternRouter<TableRoute, PriorityClassify, DropTailEnqueue, StrictPrioritySchedule>;
+
+pub fn router(ports: &RouterPorts, route: TableRoute, queues: u16) -> PriorityRouter {
+    PatternRouter::new(ports, route, PriorityClassify { queues }, DropTailEnqueue, StrictPrioritySchedule)
+}
