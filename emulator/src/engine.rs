@@ -67,6 +67,19 @@ struct Wire {
     /// Link rate in Mb/s; the base rate sends one packet per slot.
     rate: u32,
     credit: u32,
+    /// Slot of the last credit update (credit is refilled lazily).
+    last: Slot,
+}
+
+impl Wire {
+    /// Refill the rate credit for the slots since the last visit.
+    #[inline]
+    fn refill(&mut self, t: Slot, base: u32) {
+        let cap = self.rate.max(base) as u64;
+        let add = (t - self.last).min(cap) * self.rate as u64;
+        self.credit = (self.credit as u64 + add).min(cap) as u32;
+        self.last = t;
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -154,8 +167,8 @@ pub struct PartitionStats {
     pub occupancy_max: Vec<Vec<u32>>,
     pub series: Vec<QueueSample>,
     pub series_dropped: u64,
-    /// Open-loop packets received per stream id.
-    pub stream_delivered: HashMap<u32, u64>,
+    /// Open-loop packets received, indexed by stream id without STREAM_FLOW_BIT.
+    pub stream_delivered: Vec<u64>,
 }
 
 pub struct Partition<R> {
@@ -169,6 +182,10 @@ pub struct Partition<R> {
     wires: Vec<Vec<Wire>>,
     pub endpoints: Vec<EndpointState>,
     ep_wires: Vec<Wire>,
+    /// Endpoints that may have something to send.
+    ep_ready: Vec<u64>,
+    poisson_next: f64,
+    streams_next: f64,
     pub flows: Vec<FlowSender>,
     recv: HashMap<u32, u32>,
     calendar: Vec<Vec<Delivery>>,
@@ -236,7 +253,7 @@ impl<R: Router> Partition<R> {
                     .iter()
                     .map(|p| {
                         max_delay = max_delay.max(p.link.latency_slots as u64);
-                        Wire { to: end_for(p.peer), latency: p.link.latency_slots, rate: rate_mbps(p.link.gbps), credit: 0 }
+                        Wire { to: end_for(p.peer), latency: p.link.latency_slots, rate: rate_mbps(p.link.gbps), credit: 0, last: 0 }
                     })
                     .collect(),
             );
@@ -253,9 +270,11 @@ impl<R: Router> Partition<R> {
                 latency: ep.link.latency_slots,
                 rate: rate_mbps(ep.link.gbps),
                 credit: 0,
+                last: 0,
             });
             max_delay = max_delay.max(ep.link.latency_slots as u64);
         }
+        let ep_words = endpoints.len().div_ceil(64);
         let horizon = (max_delay + 1).next_power_of_two().max(2);
         let local = |e: EndpointId| pl.endpoint_part[e as usize] as usize == index;
         let mut sequential = Vec::new();
@@ -286,7 +305,10 @@ impl<R: Router> Partition<R> {
             router_ids,
             wires,
             endpoints,
+            ep_ready: vec![0; ep_words],
             ep_wires,
+            poisson_next: 0.0,
+            streams_next: 0.0,
             flows: Vec::new(),
             recv: HashMap::new(),
             calendar: (0..horizon).map(|_| Vec::new()).collect(),
@@ -326,8 +348,24 @@ impl<R: Router> Partition<R> {
         if t % TIMER_INTERVAL == 0 {
             self.check_timers(t);
         }
-        for i in 0..self.endpoints.len() {
-            self.endpoint_transmit(i, t);
+        // Rotate which endpoint goes first, so that no source always wins the
+        // last free buffer slot at a shared port.
+        let n = self.endpoints.len();
+        if n > 0 {
+            let first = (t % n as u64) as usize;
+            for (lo, hi) in [(first, n), (0, first)] {
+                for wi in lo >> 6..hi.div_ceil(64) {
+                    let mut bits = self.ep_ready[wi];
+                    while bits != 0 {
+                        let i = wi * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        if i < lo || i >= hi {
+                            continue;
+                        }
+                        self.endpoint_transmit(i, t);
+                    }
+                }
+            }
         }
         self.routers_transmit(t);
         if t % self.shared.sample_interval == 0 {
@@ -351,18 +389,29 @@ impl<R: Router> Partition<R> {
         }
     }
 
+    #[inline]
+    fn mark_ready(ready: &mut [u64], i: usize) {
+        ready[i >> 6] |= 1 << (i & 63);
+    }
+
     fn routers_transmit(&mut self, t: Slot) {
         let base = self.shared.base_rate;
         let Partition { routers, wires, calendar, outbox, mask, stats, .. } = self;
         for (r, router) in routers.iter_mut().enumerate() {
-            for (p, w) in wires[r].iter_mut().enumerate() {
-                w.credit = (w.credit + w.rate).min(w.rate.max(base));
-                while w.credit >= base {
-                    let Some(mut pkt) = router.transmit(p as PortId, t) else { break };
-                    w.credit -= base;
-                    pkt.hops = pkt.hops.wrapping_add(1);
-                    stats.router_packets += 1;
-                    Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+            for wi in 0..router.backlog().len() {
+                let mut bits = router.backlog()[wi];
+                while bits != 0 {
+                    let p = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let w = &mut wires[r][p];
+                    w.refill(t, base);
+                    while w.credit >= base {
+                        let Some(mut pkt) = router.transmit(p as PortId, t) else { break };
+                        w.credit -= base;
+                        pkt.hops = pkt.hops.wrapping_add(1);
+                        stats.router_packets += 1;
+                        Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+                    }
                 }
             }
         }
@@ -370,14 +419,17 @@ impl<R: Router> Partition<R> {
 
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
-        let w = &mut self.ep_wires[i];
-        w.credit = (w.credit + w.rate).min(w.rate.max(base));
+        self.ep_wires[i].refill(t, base);
         while self.ep_wires[i].credit >= base {
             let pkt = match self.endpoints[i].nic.pop_front() {
                 Some(p) => p,
                 None => match self.next_transport_packet(i, t) {
                     Some(p) => p,
-                    None => break,
+                    None => {
+                        // Idle until a packet is generated, a flow opens, an ACK or a timeout.
+                        self.ep_ready[i >> 6] &= !(1 << (i & 63));
+                        break;
+                    }
                 },
             };
             let w = &mut self.ep_wires[i];
@@ -448,7 +500,11 @@ impl<R: Router> Partition<R> {
         if pkt.has(OPEN_LOOP) {
             ep.delivered += 1;
             self.stats.delivered += 1;
-            *self.stats.stream_delivered.entry(pkt.flow).or_insert(0) += 1;
+            let k = (pkt.flow & !STREAM_FLOW_BIT) as usize;
+            if k >= self.stats.stream_delivered.len() {
+                self.stats.stream_delivered.resize(k + 1, 0);
+            }
+            self.stats.stream_delivered[k] += 1;
             return;
         }
         let expected = self.recv.entry(pkt.flow).or_insert(0);
@@ -482,8 +538,9 @@ impl<R: Router> Partition<R> {
     fn sender_ack(&mut self, ack: Packet, t: Slot) {
         let fi = ack.flow as usize / self.nparts;
         let f = &mut self.flows[fi];
+        let li = self.shared.placement.endpoint_local[f.src as usize] as usize;
+        Self::mark_ready(&mut self.ep_ready, li);
         if f.on_ack(ack.seq, ack.has(ECE), t, &self.shared.transport) == AckOutcome::Completed {
-            let li = self.shared.placement.endpoint_local[f.src as usize] as usize;
             let ep = &mut self.endpoints[li];
             if let Some(pos) = ep.active.iter().position(|&x| x as usize == fi) {
                 ep.active.swap_remove(pos);
@@ -505,6 +562,7 @@ impl<R: Router> Partition<R> {
         self.from_sequential.push(false);
         let li = self.shared.placement.endpoint_local[a.src as usize] as usize;
         self.endpoints[li].active.push((self.flows.len() - 1) as u32);
+        Self::mark_ready(&mut self.ep_ready, li);
     }
 
     fn start_flows(&mut self, t: Slot) {
@@ -523,8 +581,12 @@ impl<R: Router> Partition<R> {
         }
         let n = self.shared.endpoints;
         let payload = self.shared.payload_bytes;
+        let tf = t as f64;
+        if tf < self.poisson_next {
+            return;
+        }
+        self.poisson_next = f64::INFINITY;
         for k in 0..self.poisson.len() {
-            let tf = t as f64;
             while self.poisson[k].next <= tf && t < self.poisson[k].stop {
                 let p = &mut self.poisson[k];
                 p.next += rand_distr::Distribution::sample(&p.gap, &mut p.rng);
@@ -533,12 +595,19 @@ impl<R: Router> Partition<R> {
                 let a = FlowArrival { start: t, src: p.src, dst, size, class: p.class };
                 self.open_flow(&a, t);
             }
+            if t < self.poisson[k].stop {
+                self.poisson_next = self.poisson_next.min(self.poisson[k].next);
+            }
         }
     }
 
     fn generate_open_loop(&mut self, t: Slot) {
         let n = self.shared.endpoints;
         let tf = t as f64;
+        if tf < self.streams_next {
+            return;
+        }
+        let mut next = f64::INFINITY;
         for (k, s) in self.streams.iter_mut().enumerate() {
             while s.next <= tf {
                 s.next += s.gap();
@@ -546,7 +615,8 @@ impl<R: Router> Partition<R> {
                     Some(d) => d,
                     None => other_endpoint(&mut s.rng, n, s.src),
                 };
-                let ep = &mut self.endpoints[self.stream_src_local[k] as usize];
+                let li = self.stream_src_local[k] as usize;
+                let ep = &mut self.endpoints[li];
                 if ep.nic.len() >= ep.nic_capacity {
                     s.nic_dropped += 1;
                     self.stats.nic_drops += 1;
@@ -566,14 +636,19 @@ impl<R: Router> Partition<R> {
                     data: [0; 4],
                 });
                 s.seq = s.seq.wrapping_add(1);
+                self.ep_ready[li >> 6] |= 1 << (li & 63);
             }
+            next = next.min(s.next);
         }
+        self.streams_next = next;
     }
 
     fn check_timers(&mut self, t: Slot) {
-        for ep in &self.endpoints {
+        for (i, ep) in self.endpoints.iter().enumerate() {
             for &fi in &ep.active {
-                self.flows[fi as usize].check_timeout(t, &self.shared.transport);
+                if self.flows[fi as usize].check_timeout(t, &self.shared.transport) {
+                    self.ep_ready[i >> 6] |= 1 << (i & 63);
+                }
             }
         }
     }

@@ -172,7 +172,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     let mut streams = Vec::new();
     for p in &out.parts {
         for st in &p.streams {
-            let delivered: u64 = out.parts.iter().map(|q| q.stats.stream_delivered.get(&st.flow).copied().unwrap_or(0)).sum();
+            let delivered: u64 = out.parts.iter().map(|q| q.stats.stream_delivered.get((st.flow & !STREAM_FLOW_BIT) as usize).copied().unwrap_or(0)).sum();
             streams.push(StreamReport {
                 id: st.flow & !STREAM_FLOW_BIT,
                 src: st.src,

@@ -133,6 +133,29 @@ pub trait Router: Send {
     fn occupancy(&self, port: PortId) -> u32;
     fn port_count(&self) -> usize;
     fn counters(&self) -> &[PortCounters];
+    /// Bitmap of ports holding packets (bit p of word p / 64), so the engine
+    /// visits only busy ports each timeslot.
+    fn backlog(&self) -> &[u64];
+}
+
+/// Bitmap of busy ports, kept by routers for the engine.
+#[derive(Clone, Debug, Default)]
+pub struct PortSet {
+    pub words: Vec<u64>,
+}
+
+impl PortSet {
+    pub fn new(ports: usize) -> Self {
+        PortSet { words: vec![0; ports.div_ceil(64)] }
+    }
+    #[inline]
+    pub fn insert(&mut self, port: PortId) {
+        self.words[port as usize >> 6] |= 1 << (port & 63);
+    }
+    #[inline]
+    pub fn remove(&mut self, port: PortId) {
+        self.words[port as usize >> 6] &= !(1 << (port & 63));
+    }
 }
 
 /// A router composed of the four pattern stages.
@@ -143,13 +166,15 @@ pub struct PatternRouter<R, C, E, S> {
     pub schedule: S,
     pub bank: QueueBank,
     pub counters: Vec<PortCounters>,
+    pub busy: PortSet,
 }
 
 impl<R: Route, C: Classify, E: Enqueue, S: Schedule> PatternRouter<R, C, E, S> {
     pub fn new(ports: &RouterPorts, route: R, classify: C, enqueue: E, schedule: S) -> Self {
         let bank = QueueBank::new(&ports.buffers, classify.queues_per_port());
         let counters = vec![PortCounters::default(); ports.buffers.len()];
-        PatternRouter { route, classify, enqueue, schedule, bank, counters }
+        let busy = PortSet::new(ports.buffers.len());
+        PatternRouter { route, classify, enqueue, schedule, bank, counters, busy }
     }
 }
 
@@ -166,6 +191,9 @@ where
         let queue = self.classify.classify(&pkt, port);
         let outcome = self.enqueue.enqueue(pkt, port, queue, &mut self.bank, now);
         self.counters[port as usize].record(outcome);
+        if outcome != Admission::Dropped {
+            self.busy.insert(port);
+        }
     }
     #[inline]
     fn transmit(&mut self, port: PortId, now: Slot) -> Option<Packet> {
@@ -175,6 +203,9 @@ where
         let p = self.schedule.schedule(port, &mut self.bank, now);
         if p.is_some() {
             self.counters[port as usize].transmitted += 1;
+        }
+        if self.bank.ports[port as usize].len == 0 {
+            self.busy.remove(port);
         }
         p
     }
@@ -187,6 +218,9 @@ where
     }
     fn counters(&self) -> &[PortCounters] {
         &self.counters
+    }
+    fn backlog(&self) -> &[u64] {
+        &self.busy.words
     }
 }
 

@@ -5,7 +5,7 @@
 //! the flow that holds the highest-priority packet (no reordering within a flow).
 
 use super::route::TableRoute;
-use super::{Route, Router, RouterPorts};
+use super::{PortSet, Route, Router, RouterPorts};
 use crate::fabric::counters::PortCounters;
 use crate::packet::{Packet, PortId, Slot};
 
@@ -15,6 +15,7 @@ pub struct PFabricRouter {
     buffers: Vec<Vec<Packet>>,
     capacity: Vec<u32>,
     counters: Vec<PortCounters>,
+    busy: PortSet,
 }
 
 impl PFabricRouter {
@@ -24,6 +25,7 @@ impl PFabricRouter {
             buffers: ports.buffers.iter().map(|&b| Vec::with_capacity(b as usize)).collect(),
             capacity: ports.buffers.clone(),
             counters: vec![PortCounters::default(); ports.buffers.len()],
+            busy: PortSet::new(ports.buffers.len()),
         }
     }
 }
@@ -33,6 +35,7 @@ impl Router for PFabricRouter {
         let port = self.route.route(&pkt, in_port) as usize;
         let buf = &mut self.buffers[port];
         let c = &mut self.counters[port];
+        self.busy.insert(port as PortId);
         if (buf.len() as u32) < self.capacity[port] {
             buf.push(pkt);
             c.enqueued += 1;
@@ -57,7 +60,11 @@ impl Router for PFabricRouter {
         let flow = best.flow;
         let first = buf.iter().position(|p| p.flow == flow)?;
         self.counters[port as usize].transmitted += 1;
-        Some(buf.remove(first))
+        let p = buf.remove(first);
+        if buf.is_empty() {
+            self.busy.remove(port);
+        }
+        Some(p)
     }
 
     fn occupancy(&self, port: PortId) -> u32 {
@@ -68,5 +75,8 @@ impl Router for PFabricRouter {
     }
     fn counters(&self) -> &[PortCounters] {
         &self.counters
+    }
+    fn backlog(&self) -> &[u64] {
+        &self.busy.words
     }
 }

@@ -1,8 +1,10 @@
 //! Strict priority: packet class `prio` (0 = highest) selects one of up to 64
-//! queues; the scheduler always serves the highest non-empty class.
+//! queues; the scheduler always serves the highest non-empty class. The port
+//! buffer is shared: when it is full, an arriving packet pushes out the tail of
+//! the lowest non-empty class below its own, so low classes cannot hold the
+//! buffer against high ones.
 
-use super::droptail::DropTailEnqueue;
-use super::{Classify, PatternRouter, QueueBank, RouterPorts, Schedule};
+use super::{Admission, Classify, Enqueue, PatternRouter, QueueBank, RouterPorts, Schedule};
 use super::route::TableRoute;
 use crate::packet::{Packet, PortId, QueueId, Slot};
 
@@ -23,6 +25,28 @@ impl Classify for PriorityClassify {
     }
 }
 
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PriorityPushOut;
+
+impl Enqueue for PriorityPushOut {
+    #[inline]
+    fn enqueue(&mut self, pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, _now: Slot) -> Admission {
+        let pq = bank.port(port);
+        if !pq.is_full() {
+            pq.push(queue, pkt);
+            return Admission::Accepted;
+        }
+        match pq.queues.iter().rposition(|q| !q.is_empty()) {
+            Some(low) if low > queue as usize => {
+                pq.drop_tail(low as QueueId);
+                pq.push(queue, pkt);
+                Admission::Evicted
+            }
+            _ => Admission::Dropped,
+        }
+    }
+}
+
 /// Per port, a bitmap of non-empty queues would be faster; with <= 64 queues a
 /// scan of `queues` lengths is a few cycles and keeps the stage stateless.
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,8 +61,8 @@ impl Schedule for StrictPrioritySchedule {
     }
 }
 
-pub type PriorityRouter = PatternRouter<TableRoute, PriorityClassify, DropTailEnqueue, StrictPrioritySchedule>;
+pub type PriorityRouter = PatternRouter<TableRoute, PriorityClassify, PriorityPushOut, StrictPrioritySchedule>;
 
 pub fn router(ports: &RouterPorts, route: TableRoute, queues: u16) -> PriorityRouter {
-    PatternRouter::new(ports, route, PriorityClassify { queues }, DropTailEnqueue, StrictPrioritySchedule)
+    PatternRouter::new(ports, route, PriorityClassify { queues }, PriorityPushOut, StrictPrioritySchedule)
 }
