@@ -72,6 +72,10 @@ struct Wire {
 }
 
 impl Wire {
+    /// A link starts with a full credit: it can send in slot 0.
+    fn new(to: WireEnd, latency: u32, rate: u32, base: u32) -> Self {
+        Wire { to, latency, rate, credit: rate.max(base), last: 0 }
+    }
     /// Refill the rate credit for the slots since the last visit.
     #[inline]
     fn refill(&mut self, t: Slot, base: u32) {
@@ -203,6 +207,8 @@ pub struct Partition<R> {
     pub streams: Vec<OpenLoopStream>,
     stream_src_local: Vec<u32>,
     srpt: bool,
+    /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
+    pub lookahead: u64,
     pub stats: PartitionStats,
 }
 
@@ -253,7 +259,7 @@ impl<R: Router> Partition<R> {
                     .iter()
                     .map(|p| {
                         max_delay = max_delay.max(p.link.latency_slots as u64);
-                        Wire { to: end_for(p.peer), latency: p.link.latency_slots, rate: rate_mbps(p.link.gbps), credit: 0, last: 0 }
+                        Wire::new(end_for(p.peer), p.link.latency_slots, rate_mbps(p.link.gbps), base)
                     })
                     .collect(),
             );
@@ -265,16 +271,26 @@ impl<R: Router> Partition<R> {
                 continue;
             }
             endpoints.push(EndpointState::new(eid as EndpointId, shared.nic_capacity));
-            ep_wires.push(Wire {
-                to: end_for(Peer::Switch { switch: ep.switch, port: ep.port }),
-                latency: ep.link.latency_slots,
-                rate: rate_mbps(ep.link.gbps),
-                credit: 0,
-                last: 0,
-            });
+            ep_wires.push(Wire::new(
+                end_for(Peer::Switch { switch: ep.switch, port: ep.port }),
+                ep.link.latency_slots,
+                rate_mbps(ep.link.gbps),
+                base,
+            ));
             max_delay = max_delay.max(ep.link.latency_slots as u64);
         }
         let ep_words = endpoints.len().div_ceil(64);
+        // Smallest delay of anything that crosses partitions: how far workers
+        // may run apart without a packet arriving after its due slot.
+        let mut lookahead = u64::MAX;
+        for w in wires.iter().flatten().chain(ep_wires.iter()) {
+            if let WireEnd::Remote { .. } = w.to {
+                lookahead = lookahead.min(w.latency as u64);
+            }
+        }
+        if pl.endpoint_part.iter().any(|&p| p as usize != index) && !endpoints.is_empty() {
+            lookahead = lookahead.min(shared.transport.ack_delay_slots as u64);
+        }
         let horizon = (max_delay + 1).next_power_of_two().max(2);
         let local = |e: EndpointId| pl.endpoint_part[e as usize] as usize == index;
         let mut sequential = Vec::new();
@@ -295,7 +311,6 @@ impl<R: Router> Partition<R> {
             occupancy_max: wires.iter().map(|w| vec![0; w.len()]).collect(),
             ..Default::default()
         };
-        let _ = base;
         Partition {
             index,
             nparts,
@@ -326,6 +341,7 @@ impl<R: Router> Partition<R> {
             streams,
             stream_src_local,
             stats,
+            lookahead,
             shared,
         }
     }

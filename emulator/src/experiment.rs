@@ -76,7 +76,7 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         mode: e.mode,
         slot_ns: e.slot_ns(),
         batch_slots: e.batch_slots,
-        max_skew_slots: e.max_skew_slots,
+        skew_slots: e.skew_slots,
         pin_threads: e.pin_threads,
     })
 }

@@ -1,9 +1,11 @@
 //! Runs partitions on worker threads (Flexplane §4): each worker owns the
 //! routers of some racks or pods with their endpoints, pinned to a core;
-//! packets between workers travel in batches over bounded FIFOs; workers
-//! synchronise loosely: a worker may run at most `max_skew` slots ahead of the
-//! slowest other worker, and a packet that arrives after its due slot is
-//! delivered at once (counted as late).
+//! packets between workers travel in batches over bounded FIFOs; workers do
+//! not synchronise per timeslot: each runs ahead on its own and waits only when
+//! it is more than the lookahead (the smallest cross-worker link or ACK delay)
+//! plus `skew_slots` ahead of the slowest other worker. With `skew_slots = 0`
+//! no packet ever arrives after its due slot; with more (Flexplane's loose
+//! synchronisation) late packets are delivered at once and counted.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -30,7 +32,8 @@ pub struct Setup {
     pub mode: Mode,
     pub slot_ns: f64,
     pub batch_slots: u64,
-    pub max_skew_slots: u64,
+    /// Extra slots beyond the lookahead a worker may run ahead (loose synchronisation).
+    pub skew_slots: u64,
     pub pin_threads: bool,
 }
 
@@ -167,33 +170,39 @@ fn worker<R: Router>(
     let end = stop.end();
     let (mut batches, mut behind) = (0u64, 0u64);
     let mut lag = Lag::default();
+    // Workers never run more than lookahead (+ the configured loose skew) slots
+    // ahead of the slowest other worker. With no extra skew this is exact: every
+    // packet from another worker is in hand before its due slot.
+    let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
     while part.now < end {
         if let Stop::Flag(f, _) = stop {
             if f.load(Ordering::Relaxed) {
                 break;
             }
         }
+        let mut allowed = end;
         if nparts > 1 {
             let mut spins = 0u32;
             loop {
                 let slowest = (0..nparts).filter(|&j| j != me).map(|j| progress[j].load(Ordering::Acquire)).min().unwrap_or(u64::MAX);
-                if part.now <= slowest.saturating_add(setup.max_skew_slots) {
+                // Everything the others sent before publishing that progress is now in the FIFO.
+                drain(&mut part, &rx);
+                allowed = slowest.saturating_add(allowance).min(end);
+                if part.now < allowed {
                     break;
                 }
-                drain(&mut part, &rx);
                 spins += 1;
-                if spins > 64 {
+                if spins > 256 {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
                 }
             }
         }
-        let batch_end = (part.now + setup.batch_slots).min(end);
+        let batch_end = (part.now + setup.batch_slots).min(allowed);
         while part.now < batch_end {
             part.step();
         }
-        progress[me].store(part.now, Ordering::Release);
         for (j, t) in tx.iter().enumerate() {
             let Some(t) = t else { continue };
             if part.outbox[j].is_empty() {
@@ -212,7 +221,8 @@ fn worker<R: Router>(
                 }
             }
         }
-        drain(&mut part, &rx);
+        // Publish progress only after the batch's packets are in the FIFOs.
+        progress[me].store(part.now, Ordering::Release);
         if setup.mode == Mode::Realtime {
             batches += 1;
             let target = Duration::from_nanos((part.now as f64 * setup.slot_ns) as u64);
