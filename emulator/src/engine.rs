@@ -86,10 +86,27 @@ impl Wire {
     }
 }
 
+/// A packet due at a local target.
 #[derive(Clone, Copy, Debug)]
 struct Delivery {
-    to: Target,
     pkt: Packet,
+    to: PackedTarget,
+}
+
+/// `Target` packed into 32 bits: bit 31 set = endpoint `idx`; else switch
+/// `idx` (bits 16..31) and input port (bits 0..16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PackedTarget(u32);
+
+impl PackedTarget {
+    const ENDPOINT: u32 = 1 << 31;
+    #[inline]
+    fn pack(t: Target) -> Self {
+        match t {
+            Target::Switch { idx, port } => PackedTarget((idx << 16) | port as u32),
+            Target::Endpoint { idx } => PackedTarget(Self::ENDPOINT | idx),
+        }
+    }
 }
 
 /// Which partition owns each switch and endpoint.
@@ -353,9 +370,11 @@ impl<R: Router> Partition<R> {
         let slot = (t & self.mask) as usize;
         let mut bucket = std::mem::take(&mut self.calendar[slot]);
         for d in bucket.drain(..) {
-            match d.to {
-                Target::Switch { idx, port } => self.routers[idx as usize].receive(d.pkt, port, t),
-                Target::Endpoint { idx } => self.endpoint_receive(idx as usize, d.pkt, t),
+            let to = d.to.0;
+            if to & PackedTarget::ENDPOINT == 0 {
+                self.routers[(to >> 16) as usize].receive(d.pkt, to as PortId, t);
+            } else {
+                self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, d.pkt, t);
             }
         }
         self.calendar[slot] = bucket;
@@ -371,13 +390,15 @@ impl<R: Router> Partition<R> {
             let first = (t % n as u64) as usize;
             for (lo, hi) in [(first, n), (0, first)] {
                 for wi in lo >> 6..hi.div_ceil(64) {
-                    let mut bits = self.ep_ready[wi];
+                    // Only the bits of this word that fall in [lo, hi).
+                    let from = lo.saturating_sub(wi * 64).min(64);
+                    let to = (hi - wi * 64).min(64);
+                    let low_mask = if from == 64 { 0 } else { !0u64 << from };
+                    let high_mask = if to == 64 { !0u64 } else { (1u64 << to) - 1 };
+                    let mut bits = self.ep_ready[wi] & low_mask & high_mask;
                     while bits != 0 {
                         let i = wi * 64 + bits.trailing_zeros() as usize;
                         bits &= bits - 1;
-                        if i < lo || i >= hi {
-                            continue;
-                        }
                         self.endpoint_transmit(i, t);
                     }
                 }
@@ -400,7 +421,7 @@ impl<R: Router> Partition<R> {
         pkt: Packet,
     ) {
         match end {
-            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery { to, pkt }),
+            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery { to: PackedTarget::pack(to), pkt }),
             WireEnd::Remote { part, to } => outbox[part as usize].push(Transfer { arrive, to, pkt }),
         }
     }
@@ -420,6 +441,15 @@ impl<R: Router> Partition<R> {
                     let p = wi * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let w = &mut wires[r][p];
+                    if w.rate == base {
+                        // Base-rate link: exactly one packet per slot, no credit to keep.
+                        if let Some(mut pkt) = router.transmit(p as PortId, t) {
+                            pkt.hops = pkt.hops.wrapping_add(1);
+                            stats.router_packets += 1;
+                            Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+                        }
+                        continue;
+                    }
                     w.refill(t, base);
                     while w.credit >= base {
                         let Some(mut pkt) = router.transmit(p as PortId, t) else { break };
@@ -435,8 +465,11 @@ impl<R: Router> Partition<R> {
 
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
-        self.ep_wires[i].refill(t, base);
-        while self.ep_wires[i].credit >= base {
+        let single = self.ep_wires[i].rate == base;
+        if !single {
+            self.ep_wires[i].refill(t, base);
+        }
+        while single || self.ep_wires[i].credit >= base {
             let pkt = match self.endpoints[i].nic.pop_front() {
                 Some(p) => p,
                 None => match self.next_transport_packet(i, t) {
@@ -449,9 +482,12 @@ impl<R: Router> Partition<R> {
                 },
             };
             let w = &mut self.ep_wires[i];
-            w.credit -= base;
             let (end, arrive) = (w.to, t + w.latency as u64);
             Self::send(&mut self.calendar, self.mask, &mut self.outbox, end, arrive, pkt);
+            if single {
+                break;
+            }
+            self.ep_wires[i].credit -= base;
         }
     }
 
@@ -503,7 +539,7 @@ impl<R: Router> Partition<R> {
             tag: 0,
             flags,
             hops: 0,
-            data: [0; 4],
+            data: [0; 8],
         })
     }
 
@@ -649,7 +685,7 @@ impl<R: Router> Partition<R> {
                     tag: 0,
                     flags: OPEN_LOOP,
                     hops: 0,
-                    data: [0; 4],
+                    data: [0; 8],
                 });
                 s.seq = s.seq.wrapping_add(1);
                 self.ep_ready[li >> 6] |= 1 << (li & 63);
@@ -702,7 +738,7 @@ impl<R: Router> Partition<R> {
                 self.stats.late_slots += self.now - arrive;
                 arrive = self.now;
             }
-            let d = Delivery { to, pkt: tr.pkt };
+            let d = Delivery { to: PackedTarget::pack(to), pkt: tr.pkt };
             if arrive <= self.now + self.mask {
                 self.calendar[(arrive & self.mask) as usize].push(d);
             } else {

@@ -22,11 +22,11 @@ pub const FIN: u8 = 1 << 4;
 /// Open-loop packet: counted at the receiver but never acknowledged.
 pub const OPEN_LOOP: u8 = 1 << 5;
 
-/// One abstract packet (28 bytes). `src`/`dst` plus `flow` and `seq` are enough
+/// One abstract packet (32 bytes, 8-aligned so copies are whole words). `src`/`dst` plus `flow` and `seq` are enough
 /// for the lab fabric to derive real addresses and TCP sequence numbers
 /// (`seq * payload_bytes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
+#[repr(C, align(8))]
 pub struct Packet {
     pub flow: u32,
     /// Sequence number within the flow, in packets. For ACKs: the cumulative ACK.
@@ -44,7 +44,7 @@ pub struct Packet {
     /// Hops taken so far (guards against routing loops in custom topologies).
     pub hops: u8,
     /// Scheme-defined bytes; the emulator never interprets them.
-    pub data: [u8; 4],
+    pub data: [u8; 8],
 }
 
 impl Packet {
@@ -59,6 +59,6 @@ mod tests {
     use super::*;
     #[test]
     fn packet_is_compact() {
-        assert_eq!(std::mem::size_of::<Packet>(), 28);
+        assert_eq!(std::mem::size_of::<Packet>(), 32);
     }
 }

@@ -58,8 +58,8 @@ impl OpenLoopStream {
     pub fn gap(&mut self) -> f64 {
         match self.process {
             ArrivalProcess::Constant => 1.0 / self.rate,
-            // Inverse-CDF exponential; 1 - u avoids ln(0).
-            ArrivalProcess::Poisson => -(1.0 - self.rng.r#gen::<f64>()).ln() / self.rate,
+            // Ziggurat exponential: no logarithm on the common path.
+            ArrivalProcess::Poisson => self.rng.sample::<f64, _>(rand_distr::Exp1) / self.rate,
         }
     }
 }
@@ -88,7 +88,8 @@ pub struct PlanContext {
 /// Random other endpoint.
 #[inline]
 pub fn other_endpoint<R: Rng>(rng: &mut R, n: usize, src: EndpointId) -> EndpointId {
-    let d = rng.gen_range(0..n - 1) as EndpointId;
+    // Multiply-shift range reduction (bias below n / 2^32).
+    let d = ((rng.next_u32() as u64 * (n as u64 - 1)) >> 32) as EndpointId;
     if d >= src { d + 1 } else { d }
 }
 
