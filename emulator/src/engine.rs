@@ -29,6 +29,8 @@ use crate::config::TransportConfig;
 
 /// Open-loop stream ids live in the upper half of the flow id space.
 pub const STREAM_FLOW_BIT: u32 = 1 << 31;
+/// Slots in the wheel that schedules open-loop packet arrivals.
+const STREAM_WHEEL_MASK: u64 = 1023;
 /// Transport timers are checked every this many slots.
 const TIMER_INTERVAL: u64 = 8;
 
@@ -206,7 +208,8 @@ pub struct Partition<R> {
     /// Endpoints that may have something to send.
     ep_ready: Vec<u64>,
     poisson_next: f64,
-    streams_next: f64,
+    /// Open-loop streams by the slot of their next arrival (modulo the wheel).
+    stream_wheel: Vec<Vec<u32>>,
     pub flows: Vec<FlowSender>,
     recv: HashMap<u32, u32>,
     calendar: Vec<Vec<Delivery>>,
@@ -322,6 +325,10 @@ impl<R: Router> Partition<R> {
         for (k, s) in streams.iter_mut().enumerate() {
             s.flow = STREAM_FLOW_BIT | (k * nparts + index) as u32;
         }
+        let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
+        for (k, s) in streams.iter().enumerate() {
+            stream_wheel[(s.next.max(0.0).ceil() as u64 & STREAM_WHEEL_MASK) as usize].push(k as u32);
+        }
         let stream_src_local = streams.iter().map(|s| pl.endpoint_local[s.src as usize]).collect();
         let stats = PartitionStats {
             occupancy_sum: wires.iter().map(|w| vec![0; w.len()]).collect(),
@@ -340,7 +347,7 @@ impl<R: Router> Partition<R> {
             ep_ready: vec![0; ep_words],
             ep_wires,
             poisson_next: 0.0,
-            streams_next: 0.0,
+            stream_wheel,
             flows: Vec::new(),
             recv: HashMap::new(),
             calendar: (0..horizon).map(|_| Vec::new()).collect(),
@@ -656,18 +663,26 @@ impl<R: Router> Partition<R> {
     fn generate_open_loop(&mut self, t: Slot) {
         let n = self.shared.endpoints;
         let tf = t as f64;
-        if tf < self.streams_next {
+        let b = (t & STREAM_WHEEL_MASK) as usize;
+        if self.stream_wheel[b].is_empty() {
             return;
         }
-        let mut next = f64::INFINITY;
-        for (k, s) in self.streams.iter_mut().enumerate() {
+        let due = std::mem::take(&mut self.stream_wheel[b]);
+        for &k in &due {
+            let k = k as usize;
+            let s = &mut self.streams[k];
+            if s.next.ceil() as Slot > t {
+                // Due a whole wheel turn (or more) later.
+                self.stream_wheel[b].push(k as u32);
+                continue;
+            }
+            let li = self.stream_src_local[k] as usize;
             while s.next <= tf {
                 s.next += s.gap();
                 let dst = match s.dst {
                     Some(d) => d,
                     None => other_endpoint(&mut s.rng, n, s.src),
                 };
-                let li = self.stream_src_local[k] as usize;
                 let ep = &mut self.endpoints[li];
                 if ep.nic.len() >= ep.nic_capacity {
                     s.nic_dropped += 1;
@@ -690,9 +705,15 @@ impl<R: Router> Partition<R> {
                 s.seq = s.seq.wrapping_add(1);
                 self.ep_ready[li >> 6] |= 1 << (li & 63);
             }
-            next = next.min(s.next);
+            let next = (s.next.ceil() as Slot).max(t + 1);
+            self.stream_wheel[(next & STREAM_WHEEL_MASK) as usize].push(k as u32);
         }
-        self.streams_next = next;
+        // Keep the bucket's allocation for the next turn.
+        let mut due = due;
+        due.clear();
+        if self.stream_wheel[b].is_empty() {
+            self.stream_wheel[b] = due;
+        }
     }
 
     fn check_timers(&mut self, t: Slot) {

@@ -1,6 +1,7 @@
 //! planck-emu: a Flexplane-style emulator of data-plane resource-management
 //! schemes over abstract packets, one MTU per timeslot.
 
+pub mod clock;
 pub mod config;
 pub mod endpoint;
 pub mod engine;

@@ -192,7 +192,9 @@ fn worker<R: Router>(
                     break;
                 }
                 spins += 1;
-                if spins > 256 {
+                // Spin briefly (the peer is usually a few hundred ns away), then
+                // give the core away: on a shared machine the peer may be descheduled.
+                if spins > 32 {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();

@@ -12,6 +12,7 @@ use crate::config::{
     ArrivalProcess, Config, ConfigError, Destination, Emulation, LinkDefaults, Mode, OutputConfig, RandomWord,
     SchemeConfig, TopologyConfig, TransportConfig, Workload,
 };
+use crate::clock::process_cpu_seconds;
 use crate::experiment::{run_config_with_stop, scheme_name};
 
 /// `rack:N` (one rack of N endpoints), `rack:RxN` (R racks of N behind one
@@ -38,6 +39,9 @@ pub struct StressLevel {
     /// Offered load per endpoint, fraction of its link.
     pub load: f64,
     pub pkts_per_sec: f64,
+    /// Router packets per CPU-second of the whole process (less sensitive to
+    /// other load on the machine than the wall-clock rate).
+    pub pkts_per_cpu_sec: f64,
     /// Emulated time over wall time; >= 1 keeps up with real time.
     pub realtime_factor: f64,
     pub kept_up: bool,
@@ -61,6 +65,10 @@ pub struct StressResult {
     /// Throughput when running as fast as possible at the first load it could
     /// not keep up with (or at full load if it always kept up).
     pub saturated_pkts_per_sec: f64,
+    /// Highest per-CPU-second rate seen at any level.
+    pub max_pkts_per_cpu_sec: f64,
+    /// /proc/loadavg when the test finished: context for the wall-clock figures.
+    pub load_average: String,
     pub levels: Vec<StressLevel>,
 }
 
@@ -100,13 +108,16 @@ pub fn stress(topology: &str, scheme: SchemeConfig, threads: usize, seconds: f64
                 flag.store(true, Ordering::Relaxed);
             })
         };
+        let cpu0 = process_cpu_seconds();
         let report = run_config_with_stop(&cfg, Some(flag))?;
+        let cpu = process_cpu_seconds() - cpu0;
         let _ = timer.join();
         let s = &report.summary;
         eff_threads = s.threads;
         let factor = s.emulated_us / 1e6 / s.wall_seconds.max(1e-9);
         let kept_up = factor >= 1.0;
-        levels.push(StressLevel { load, pkts_per_sec: s.pkts_per_sec, realtime_factor: factor, kept_up });
+        let per_cpu = if cpu > 0.0 { s.router_packets as f64 / cpu } else { 0.0 };
+        levels.push(StressLevel { load, pkts_per_sec: s.pkts_per_sec, pkts_per_cpu_sec: per_cpu, realtime_factor: factor, kept_up });
         saturated = s.pkts_per_sec;
         if !kept_up {
             break;
@@ -125,6 +136,8 @@ pub fn stress(topology: &str, scheme: SchemeConfig, threads: usize, seconds: f64
         pkts_per_sec_per_thread: max / eff_threads as f64,
         max_load_kept_up: kept.last().map(|l| l.load),
         saturated_pkts_per_sec: saturated,
+        max_pkts_per_cpu_sec: levels.iter().map(|l| l.pkts_per_cpu_sec).fold(0.0, f64::max),
+        load_average: std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_string(),
         levels,
     })
 }
