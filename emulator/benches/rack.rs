@@ -56,7 +56,11 @@ fn rack32(c: &mut Criterion) {
 
 fn scaling(c: &mut Criterion) {
     let mut g = c.benchmark_group("two_racks_droptail");
-    for (name, threads, skew) in [("1_thread", 1, 0), ("2_threads_exact", 2, 0), ("2_threads_loose64", 2, 64)] {
+    for (name, threads, skew) in [
+        ("1_thread", 1, 0),
+        ("2_threads_exact", 2, 0),
+        ("2_threads_loose64", 2, 64),
+    ] {
         let cfg = config(2, threads, skew, 0.9);
         g.throughput(Throughput::Elements(router_packets(&cfg)));
         g.bench_function(name, |b| b.iter(|| router_packets(&cfg)));
@@ -102,8 +106,23 @@ fn main() {
     let hz = tsc_hz(200);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("machine load average before summary: {}", load.trim());
-    cycles_report("rack32 droptail, 1 thread, full load", &config(1, 1, 0, 1.0), 5, hz);
+    cycles_report(
+        "rack32 droptail, 1 thread, full load",
+        &config(1, 1, 0, 1.0),
+        5,
+        hz,
+    );
     cycles_report("2 racks + agg, 1 thread", &config(2, 1, 0, 0.9), 3, hz);
-    cycles_report("2 racks + agg, 2 threads exact", &config(2, 2, 0, 0.9), 3, hz);
-    cycles_report("2 racks + agg, 2 threads loose(64)", &config(2, 2, 64, 0.9), 3, hz);
+    cycles_report(
+        "2 racks + agg, 2 threads exact",
+        &config(2, 2, 0, 0.9),
+        3,
+        hz,
+    );
+    cycles_report(
+        "2 racks + agg, 2 threads loose(64)",
+        &config(2, 2, 64, 0.9),
+        3,
+        hz,
+    );
 }

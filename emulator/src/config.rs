@@ -121,19 +121,29 @@ pub struct LinkDefaults {
 
 impl Default for LinkDefaults {
     fn default() -> Self {
-        LinkDefaults { gbps: 10.0, buffer_pkts: 128, latency_slots: 1 }
+        LinkDefaults {
+            gbps: 10.0,
+            buffer_pkts: 128,
+            latency_slots: 1,
+        }
     }
 }
 
 impl From<LinkDefaults> for LinkParams {
     fn from(d: LinkDefaults) -> Self {
-        LinkParams { gbps: d.gbps, buffer_pkts: d.buffer_pkts, latency_slots: d.latency_slots }
+        LinkParams {
+            gbps: d.gbps,
+            buffer_pkts: d.buffer_pkts,
+            latency_slots: d.latency_slots,
+        }
     }
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Default)]
 pub enum SchemeConfig {
+    #[default]
     Droptail,
     Red {
         min_th: f64,
@@ -186,22 +196,34 @@ fn default_hull_threshold() -> f64 {
     2.0
 }
 
-impl Default for SchemeConfig {
-    fn default() -> Self {
-        SchemeConfig::Droptail
-    }
-}
-
 impl SchemeConfig {
     pub fn parse_name(name: &str) -> Result<Self, String> {
         Ok(match name {
             "droptail" => SchemeConfig::Droptail,
-            "red" => SchemeConfig::Red { min_th: 20.0, max_th: 60.0, max_p: 0.1, weight: 0.002, ecn: false },
-            "red_ecn" => SchemeConfig::Red { min_th: 20.0, max_th: 60.0, max_p: 0.1, weight: 0.002, ecn: true },
+            "red" => SchemeConfig::Red {
+                min_th: 20.0,
+                max_th: 60.0,
+                max_p: 0.1,
+                weight: 0.002,
+                ecn: false,
+            },
+            "red_ecn" => SchemeConfig::Red {
+                min_th: 20.0,
+                max_th: 60.0,
+                max_p: 0.1,
+                weight: 0.002,
+                ecn: true,
+            },
             "dctcp" => SchemeConfig::Dctcp { k: 20 },
             "priority" => SchemeConfig::Priority { queues: 8 },
-            "drr" => SchemeConfig::Drr { queues: 64, quantum: 1 },
-            "hull" => SchemeConfig::Hull { gamma: 0.95, threshold: 2.0 },
+            "drr" => SchemeConfig::Drr {
+                queues: 64,
+                quantum: 1,
+            },
+            "hull" => SchemeConfig::Hull {
+                gamma: 0.95,
+                threshold: 2.0,
+            },
             "pfabric" => SchemeConfig::Pfabric,
             other => {
                 return Err(format!(
@@ -377,14 +399,22 @@ pub struct OutputConfig {
 
 impl Default for OutputConfig {
     fn default() -> Self {
-        OutputConfig { dir: None, format: OutputFormat::Csv, queue_samples: false, max_queue_samples: 1_000_000 }
+        OutputConfig {
+            dir: None,
+            format: OutputFormat::Csv,
+            queue_samples: false,
+            max_queue_samples: 1_000_000,
+        }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("config {path}: {msg}")]
     Parse { path: String, msg: String },
     #[error("config: {0}")]
@@ -393,27 +423,37 @@ pub enum ConfigError {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| ConfigError::Io { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
         let p = path.display().to_string();
         let mut cfg: Config = if path.extension().is_some_and(|e| e == "json") {
-            serde_json::from_str(&text).map_err(|e| ConfigError::Parse { path: p.clone(), msg: e.to_string() })?
+            serde_json::from_str(&text).map_err(|e| ConfigError::Parse {
+                path: p.clone(),
+                msg: e.to_string(),
+            })?
         } else {
-            toml::from_str(&text)
-                .map_err(|e| ConfigError::Parse { path: p.clone(), msg: e.message().to_string() + &span_hint(&text, e.span()) })?
+            toml::from_str(&text).map_err(|e| ConfigError::Parse {
+                path: p.clone(),
+                msg: e.message().to_string() + &span_hint(&text, e.span()),
+            })?
         };
         // Relative file paths are relative to the config file.
         let base = path.parent().unwrap_or(Path::new("."));
-        if let TopologyConfig::Custom { file, .. } = &mut cfg.topology {
-            if file.is_relative() {
-                *file = base.join(&*file);
-            }
+        if let TopologyConfig::Custom { file, .. } = &mut cfg.topology
+            && file.is_relative()
+        {
+            *file = base.join(&*file);
         }
         for w in &mut cfg.workload {
-            if let Workload::Poisson { sizes: FlowSizes::File { cdf_file }, .. } = w {
-                if cdf_file.is_relative() {
-                    *cdf_file = base.join(&*cdf_file);
-                }
+            if let Workload::Poisson {
+                sizes: FlowSizes::File { cdf_file },
+                ..
+            } = w
+                && cdf_file.is_relative()
+            {
+                *cdf_file = base.join(&*cdf_file);
             }
         }
         Ok(cfg)
@@ -424,16 +464,28 @@ impl Config {
         let e = &self.emulation;
         let bad = |m: String| Err(ConfigError::Invalid(m));
         if !(e.slot_gbps.is_finite() && e.slot_gbps > 0.0) {
-            return bad(format!("emulation.slot_gbps must be > 0, got {}", e.slot_gbps));
+            return bad(format!(
+                "emulation.slot_gbps must be > 0, got {}",
+                e.slot_gbps
+            ));
         }
         if !(64..=65_536).contains(&e.mtu_bytes) {
-            return bad(format!("emulation.mtu_bytes must be in 64..=65536, got {}", e.mtu_bytes));
+            return bad(format!(
+                "emulation.mtu_bytes must be in 64..=65536, got {}",
+                e.mtu_bytes
+            ));
         }
         if !(e.duration_us.is_finite() && e.duration_us > 0.0) || e.slots() == 0 {
-            return bad(format!("emulation.duration_us must be > 0, got {}", e.duration_us));
+            return bad(format!(
+                "emulation.duration_us must be > 0, got {}",
+                e.duration_us
+            ));
         }
         if e.threads == 0 || e.threads > 256 {
-            return bad(format!("emulation.threads must be in 1..=256, got {}", e.threads));
+            return bad(format!(
+                "emulation.threads must be in 1..=256, got {}",
+                e.threads
+            ));
         }
         if e.sample_interval_slots == 0 || e.batch_slots == 0 {
             return bad("emulation.sample_interval_slots and batch_slots must be >= 1".into());
@@ -442,41 +494,75 @@ impl Config {
             return bad("emulation.skew_slots and batch_slots must be <= 1000000".into());
         }
         let topo = match &self.topology {
-            TopologyConfig::Rack { racks, hosts_per_rack, host_link, uplink } => {
-                Topology::racks(*racks, *hosts_per_rack, (*host_link).into(), (*uplink).into())
-            }
+            TopologyConfig::Rack {
+                racks,
+                hosts_per_rack,
+                host_link,
+                uplink,
+            } => Topology::racks(
+                *racks,
+                *hosts_per_rack,
+                (*host_link).into(),
+                (*uplink).into(),
+            ),
             TopologyConfig::FatTree { k, link } => Topology::fat_tree(*k, (*link).into()),
             TopologyConfig::Custom { file, link } => {
-                let text = std::fs::read_to_string(file)
-                    .map_err(|err| ConfigError::Invalid(format!("cannot read topology file {}: {err}", file.display())))?;
+                let text = std::fs::read_to_string(file).map_err(|err| {
+                    ConfigError::Invalid(format!(
+                        "cannot read topology file {}: {err}",
+                        file.display()
+                    ))
+                })?;
                 Topology::from_json(&text, (*link).into())
             }
         }
         .map_err(|err| ConfigError::Invalid(err.to_string()))?;
         let n = topo.endpoints.len();
         match &self.scheme {
-            SchemeConfig::Red { min_th, max_th, max_p, weight, .. } => {
+            SchemeConfig::Red {
+                min_th,
+                max_th,
+                max_p,
+                weight,
+                ..
+            } => {
                 if !(*min_th >= 0.0 && max_th > min_th) {
-                    return bad(format!("scheme red: need 0 <= min_th < max_th, got {min_th} and {max_th}"));
+                    return bad(format!(
+                        "scheme red: need 0 <= min_th < max_th, got {min_th} and {max_th}"
+                    ));
                 }
-                if !(*max_p > 0.0 && *max_p <= 1.0) || !(*weight > 0.0 && *weight <= 1.0) {
+                if !(*max_p > 0.0 && *max_p <= 1.0 && *weight > 0.0 && *weight <= 1.0) {
                     return bad("scheme red: max_p and weight must be in (0, 1]".into());
                 }
             }
-            SchemeConfig::Dctcp { k } if *k == 0 => return bad("scheme dctcp: k must be >= 1".into()),
-            SchemeConfig::Priority { queues } if *queues == 0 || *queues as usize > MAX_PRIORITY_QUEUES => {
-                return bad(format!("scheme priority: queues must be in 1..={MAX_PRIORITY_QUEUES}, got {queues}"));
+            SchemeConfig::Dctcp { k } if *k == 0 => {
+                return bad("scheme dctcp: k must be >= 1".into());
             }
-            SchemeConfig::Drr { queues, quantum } if *queues == 0 || *queues > 4096 || *quantum == 0 => {
+            SchemeConfig::Priority { queues }
+                if *queues == 0 || *queues as usize > MAX_PRIORITY_QUEUES =>
+            {
+                return bad(format!(
+                    "scheme priority: queues must be in 1..={MAX_PRIORITY_QUEUES}, got {queues}"
+                ));
+            }
+            SchemeConfig::Drr { queues, quantum }
+                if *queues == 0 || *queues > 4096 || *quantum == 0 =>
+            {
                 return bad("scheme drr: queues must be in 1..=4096 and quantum >= 1".into());
             }
-            SchemeConfig::Hull { gamma, threshold } if !(*gamma > 0.0 && *gamma <= 1.0) || !(*threshold > 0.0) => {
+            SchemeConfig::Hull { gamma, threshold }
+                if !(*gamma > 0.0 && *gamma <= 1.0 && *threshold > 0.0) =>
+            {
                 return bad("scheme hull: gamma must be in (0, 1] and threshold > 0".into());
             }
             _ => {}
         }
         let t = &self.transport;
-        if t.init_cwnd == 0 || t.max_cwnd < t.init_cwnd || t.rto_slots == 0 || t.ack_delay_slots == 0 {
+        if t.init_cwnd == 0
+            || t.max_cwnd < t.init_cwnd
+            || t.rto_slots == 0
+            || t.ack_delay_slots == 0
+        {
             return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, rto_slots >= 1, ack_delay_slots >= 1".into());
         }
         if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
@@ -484,17 +570,23 @@ impl Config {
         }
         let ep = |id: u16, what: &str| -> Result<(), ConfigError> {
             if id as usize >= n {
-                return Err(ConfigError::Invalid(format!("workload {what}: endpoint {id} out of range (topology has {n})")));
+                return Err(ConfigError::Invalid(format!(
+                    "workload {what}: endpoint {id} out of range (topology has {n})"
+                )));
             }
             Ok(())
         };
         for w in &self.workload {
             match w {
                 Workload::Poisson { load, .. } if !(*load > 0.0 && *load <= 1.5) => {
-                    return bad(format!("workload poisson: load must be in (0, 1.5], got {load}"));
+                    return bad(format!(
+                        "workload poisson: load must be in (0, 1.5], got {load}"
+                    ));
                 }
-                Workload::Stride { k, .. } if *k == 0 || *k as usize % n == 0 => {
-                    return bad(format!("workload stride: k must not be a multiple of the endpoint count {n}"));
+                Workload::Stride { k, .. } if *k == 0 || (*k as usize).is_multiple_of(n) => {
+                    return bad(format!(
+                        "workload stride: k must not be a multiple of the endpoint count {n}"
+                    ));
                 }
                 Workload::Stride { flow_bytes, .. }
                 | Workload::Shuffle { flow_bytes, .. }
@@ -509,11 +601,19 @@ impl Config {
                         ep(f.src, "flows")?;
                         ep(f.dst, "flows")?;
                         if f.src == f.dst || f.bytes == 0 {
-                            return bad(format!("workload flows: flow {} -> {} needs distinct ends and bytes >= 1", f.src, f.dst));
+                            return bad(format!(
+                                "workload flows: flow {} -> {} needs distinct ends and bytes >= 1",
+                                f.src, f.dst
+                            ));
                         }
                     }
                 }
-                Workload::OpenLoop { sources, destination, rate, .. } => {
+                Workload::OpenLoop {
+                    sources,
+                    destination,
+                    rate,
+                    ..
+                } => {
                     if sources.is_empty() {
                         return bad("workload open_loop: sources is empty".into());
                     }
@@ -523,11 +623,15 @@ impl Config {
                     if let Destination::Endpoint(d) = destination {
                         ep(*d, "open_loop")?;
                         if sources.contains(d) {
-                            return bad(format!("workload open_loop: endpoint {d} is both source and destination"));
+                            return bad(format!(
+                                "workload open_loop: endpoint {d} is both source and destination"
+                            ));
                         }
                     }
                     if !(*rate > 0.0 && *rate <= 64.0) {
-                        return bad(format!("workload open_loop: rate must be in (0, 64] packets/slot, got {rate}"));
+                        return bad(format!(
+                            "workload open_loop: rate must be in (0, 64] packets/slot, got {rate}"
+                        ));
                     }
                 }
                 _ => {}
@@ -542,7 +646,10 @@ impl Config {
 
 fn span_hint(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     match span {
-        Some(s) => format!(" (line {})", text[..s.start.min(text.len())].lines().count().max(1)),
+        Some(s) => format!(
+            " (line {})",
+            text[..s.start.min(text.len())].lines().count().max(1)
+        ),
         None => String::new(),
     }
 }

@@ -16,16 +16,18 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use crate::config::TransportConfig;
 use crate::config::TransportKind;
 use crate::endpoint::EndpointState;
-use crate::endpoint::transport::{AckOutcome, FlowSender};
-use crate::endpoint::workload::{FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint};
 use crate::endpoint::sizes::packets_for;
+use crate::endpoint::transport::{AckOutcome, FlowSender};
+use crate::endpoint::workload::{
+    FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint,
+};
 use crate::fabric::topology::{Peer, Topology};
 use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, Slot};
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Router, RouterPorts};
-use crate::config::TransportConfig;
 
 /// Open-loop stream ids live in the upper half of the flow id space.
 pub const STREAM_FLOW_BIT: u32 = 1 << 31;
@@ -76,7 +78,13 @@ struct Wire {
 impl Wire {
     /// A link starts with a full credit: it can send in slot 0.
     fn new(to: WireEnd, latency: u32, rate: u32, base: u32) -> Self {
-        Wire { to, latency, rate, credit: rate.max(base), last: 0 }
+        Wire {
+            to,
+            latency,
+            rate,
+            credit: rate.max(base),
+            last: 0,
+        }
     }
     /// Refill the rate credit for the slots since the last visit.
     #[inline]
@@ -147,7 +155,13 @@ impl Placement {
             endpoint_local.push(ecounts[p]);
             ecounts[p] += 1;
         }
-        Placement { switch_part, switch_local, endpoint_part, endpoint_local, parts }
+        Placement {
+            switch_part,
+            switch_local,
+            endpoint_part,
+            endpoint_local,
+            parts,
+        }
     }
 }
 
@@ -252,16 +266,25 @@ impl<R: Router> Partition<R> {
             let (part, local, global) = match peer {
                 Peer::Endpoint(e) => (
                     pl.endpoint_part[e as usize],
-                    Target::Endpoint { idx: pl.endpoint_local[e as usize] },
+                    Target::Endpoint {
+                        idx: pl.endpoint_local[e as usize],
+                    },
                     GlobalTarget::Endpoint { id: e },
                 ),
                 Peer::Switch { switch, port } => (
                     pl.switch_part[switch as usize],
-                    Target::Switch { idx: pl.switch_local[switch as usize], port },
+                    Target::Switch {
+                        idx: pl.switch_local[switch as usize],
+                        port,
+                    },
                     GlobalTarget::Switch { id: switch, port },
                 ),
             };
-            if part as usize == index { WireEnd::Local(local) } else { WireEnd::Remote { part, to: global } }
+            if part as usize == index {
+                WireEnd::Local(local)
+            } else {
+                WireEnd::Remote { part, to: global }
+            }
         };
         let mut routers = Vec::new();
         let mut router_ids = Vec::new();
@@ -271,7 +294,9 @@ impl<R: Router> Partition<R> {
             if pl.switch_part[sid] as usize != index {
                 continue;
             }
-            let ports = RouterPorts { buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect() };
+            let ports = RouterPorts {
+                buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
+            };
             routers.push(build(sid as u32, &ports, TableRoute::new(&tables[sid])));
             router_ids.push(sid as u32);
             wires.push(
@@ -279,7 +304,12 @@ impl<R: Router> Partition<R> {
                     .iter()
                     .map(|p| {
                         max_delay = max_delay.max(p.link.latency_slots as u64);
-                        Wire::new(end_for(p.peer), p.link.latency_slots, rate_mbps(p.link.gbps), base)
+                        Wire::new(
+                            end_for(p.peer),
+                            p.link.latency_slots,
+                            rate_mbps(p.link.gbps),
+                            base,
+                        )
                     })
                     .collect(),
             );
@@ -292,7 +322,10 @@ impl<R: Router> Partition<R> {
             }
             endpoints.push(EndpointState::new(eid as EndpointId, shared.nic_capacity));
             ep_wires.push(Wire::new(
-                end_for(Peer::Switch { switch: ep.switch, port: ep.port }),
+                end_for(Peer::Switch {
+                    switch: ep.switch,
+                    port: ep.port,
+                }),
                 ep.link.latency_slots,
                 rate_mbps(ep.link.gbps),
                 base,
@@ -321,15 +354,24 @@ impl<R: Router> Partition<R> {
                 sequential.push(flows.iter().cloned().collect());
             }
         }
-        let mut streams: Vec<OpenLoopStream> = plan.open_loop.iter().filter(|s| local(s.src)).cloned().collect();
+        let mut streams: Vec<OpenLoopStream> = plan
+            .open_loop
+            .iter()
+            .filter(|s| local(s.src))
+            .cloned()
+            .collect();
         for (k, s) in streams.iter_mut().enumerate() {
             s.flow = STREAM_FLOW_BIT | (k * nparts + index) as u32;
         }
         let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
         for (k, s) in streams.iter().enumerate() {
-            stream_wheel[(s.next.max(0.0).ceil() as u64 & STREAM_WHEEL_MASK) as usize].push(k as u32);
+            stream_wheel[(s.next.max(0.0).ceil() as u64 & STREAM_WHEEL_MASK) as usize]
+                .push(k as u32);
         }
-        let stream_src_local = streams.iter().map(|s| pl.endpoint_local[s.src as usize]).collect();
+        let stream_src_local = streams
+            .iter()
+            .map(|s| pl.endpoint_local[s.src as usize])
+            .collect();
         let stats = PartitionStats {
             occupancy_sum: wires.iter().map(|w| vec![0; w.len()]).collect(),
             occupancy_max: wires.iter().map(|w| vec![0; w.len()]).collect(),
@@ -356,12 +398,22 @@ impl<R: Router> Partition<R> {
             far_items: HashMap::new(),
             far_seq: 0,
             outbox: (0..nparts).map(|_| Vec::new()).collect(),
-            scheduled: plan.scheduled.iter().filter(|f| local(f.src)).cloned().collect(),
+            scheduled: plan
+                .scheduled
+                .iter()
+                .filter(|f| local(f.src))
+                .cloned()
+                .collect(),
             next_scheduled: 0,
             sequential_started: vec![false; sequential.len()],
             from_sequential: Vec::new(),
             sequential,
-            poisson: plan.poisson.iter().filter(|p| local(p.src)).cloned().collect(),
+            poisson: plan
+                .poisson
+                .iter()
+                .filter(|p| local(p.src))
+                .cloned()
+                .collect(),
             streams,
             stream_src_local,
             stats,
@@ -387,7 +439,7 @@ impl<R: Router> Partition<R> {
         self.calendar[slot] = bucket;
         self.start_flows(t);
         self.generate_open_loop(t);
-        if t % TIMER_INTERVAL == 0 {
+        if t.is_multiple_of(TIMER_INTERVAL) {
             self.check_timers(t);
         }
         // Rotate which endpoint goes first, so that no source always wins the
@@ -412,7 +464,7 @@ impl<R: Router> Partition<R> {
             }
         }
         self.routers_transmit(t);
-        if t % self.shared.sample_interval == 0 {
+        if t.is_multiple_of(self.shared.sample_interval) {
             self.sample(t);
         }
         self.now = t + 1;
@@ -428,8 +480,13 @@ impl<R: Router> Partition<R> {
         pkt: Packet,
     ) {
         match end {
-            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery { to: PackedTarget::pack(to), pkt }),
-            WireEnd::Remote { part, to } => outbox[part as usize].push(Transfer { arrive, to, pkt }),
+            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery {
+                to: PackedTarget::pack(to),
+                pkt,
+            }),
+            WireEnd::Remote { part, to } => {
+                outbox[part as usize].push(Transfer { arrive, to, pkt })
+            }
         }
     }
 
@@ -440,7 +497,15 @@ impl<R: Router> Partition<R> {
 
     fn routers_transmit(&mut self, t: Slot) {
         let base = self.shared.base_rate;
-        let Partition { routers, wires, calendar, outbox, mask, stats, .. } = self;
+        let Partition {
+            routers,
+            wires,
+            calendar,
+            outbox,
+            mask,
+            stats,
+            ..
+        } = self;
         for (r, router) in routers.iter_mut().enumerate() {
             for wi in 0..router.backlog().len() {
                 let mut bits = router.backlog()[wi];
@@ -459,7 +524,9 @@ impl<R: Router> Partition<R> {
                     }
                     w.refill(t, base);
                     while w.credit >= base {
-                        let Some(mut pkt) = router.transmit(p as PortId, t) else { break };
+                        let Some(mut pkt) = router.transmit(p as PortId, t) else {
+                            break;
+                        };
                         w.credit -= base;
                         pkt.hops = pkt.hops.wrapping_add(1);
                         stats.router_packets += 1;
@@ -490,7 +557,14 @@ impl<R: Router> Partition<R> {
             };
             let w = &mut self.ep_wires[i];
             let (end, arrive) = (w.to, t + w.latency as u64);
-            Self::send(&mut self.calendar, self.mask, &mut self.outbox, end, arrive, pkt);
+            Self::send(
+                &mut self.calendar,
+                self.mask,
+                &mut self.outbox,
+                end,
+                arrive,
+                pkt,
+            );
             if single {
                 break;
             }
@@ -587,11 +661,23 @@ impl<R: Router> Partition<R> {
         let pl = &self.shared.placement;
         let part = pl.endpoint_part[pkt.src as usize];
         let end = if part as usize == self.index {
-            WireEnd::Local(Target::Endpoint { idx: pl.endpoint_local[pkt.src as usize] })
+            WireEnd::Local(Target::Endpoint {
+                idx: pl.endpoint_local[pkt.src as usize],
+            })
         } else {
-            WireEnd::Remote { part, to: GlobalTarget::Endpoint { id: pkt.src } }
+            WireEnd::Remote {
+                part,
+                to: GlobalTarget::Endpoint { id: pkt.src },
+            }
         };
-        Self::send(&mut self.calendar, self.mask, &mut self.outbox, end, arrive, ack);
+        Self::send(
+            &mut self.calendar,
+            self.mask,
+            &mut self.outbox,
+            end,
+            arrive,
+            ack,
+        );
     }
 
     fn sender_ack(&mut self, ack: Packet, t: Slot) {
@@ -604,12 +690,12 @@ impl<R: Router> Partition<R> {
             if let Some(pos) = ep.active.iter().position(|&x| x as usize == fi) {
                 ep.active.swap_remove(pos);
             }
-            if let (Some(q), true) = (ep.sequential, self.from_sequential[fi]) {
-                if let Some(mut next) = self.sequential[q].pop_front() {
-                    next.start = t;
-                    self.open_flow(&next, t);
-                    *self.from_sequential.last_mut().unwrap() = true;
-                }
+            if let (Some(q), true) = (ep.sequential, self.from_sequential[fi])
+                && let Some(mut next) = self.sequential[q].pop_front()
+            {
+                next.start = t;
+                self.open_flow(&next, t);
+                *self.from_sequential.last_mut().unwrap() = true;
             }
         }
     }
@@ -617,21 +703,35 @@ impl<R: Router> Partition<R> {
     fn open_flow(&mut self, a: &FlowArrival, t: Slot) {
         let id = (self.flows.len() * self.nparts + self.index) as u32;
         debug_assert!(id < STREAM_FLOW_BIT);
-        self.flows.push(FlowSender::new(id, a.src, a.dst, a.size, a.class, t, &self.shared.transport));
+        self.flows.push(FlowSender::new(
+            id,
+            a.src,
+            a.dst,
+            a.size,
+            a.class,
+            t,
+            &self.shared.transport,
+        ));
         self.from_sequential.push(false);
         let li = self.shared.placement.endpoint_local[a.src as usize] as usize;
-        self.endpoints[li].active.push((self.flows.len() - 1) as u32);
+        self.endpoints[li]
+            .active
+            .push((self.flows.len() - 1) as u32);
         Self::mark_ready(&mut self.ep_ready, li);
     }
 
     fn start_flows(&mut self, t: Slot) {
-        while self.next_scheduled < self.scheduled.len() && self.scheduled[self.next_scheduled].start <= t {
+        while self.next_scheduled < self.scheduled.len()
+            && self.scheduled[self.next_scheduled].start <= t
+        {
             let a = self.scheduled[self.next_scheduled].clone();
             self.next_scheduled += 1;
             self.open_flow(&a, t);
         }
         for q in 0..self.sequential.len() {
-            if !self.sequential_started[q] && self.sequential[q].front().is_some_and(|f| f.start <= t) {
+            if !self.sequential_started[q]
+                && self.sequential[q].front().is_some_and(|f| f.start <= t)
+            {
                 self.sequential_started[q] = true;
                 let a = self.sequential[q].pop_front().unwrap();
                 self.open_flow(&a, t);
@@ -651,7 +751,13 @@ impl<R: Router> Partition<R> {
                 p.next += rand_distr::Distribution::sample(&p.gap, &mut p.rng);
                 let size = packets_for(p.sizes.sample_bytes(&mut p.rng), payload);
                 let dst = other_endpoint(&mut p.rng, n, p.src);
-                let a = FlowArrival { start: t, src: p.src, dst, size, class: p.class };
+                let a = FlowArrival {
+                    start: t,
+                    src: p.src,
+                    dst,
+                    size,
+                    class: p.class,
+                };
                 self.open_flow(&a, t);
             }
             if t < self.poisson[k].stop {
@@ -736,7 +842,12 @@ impl<R: Router> Partition<R> {
                 *m = (*m).max(occ);
                 if self.shared.keep_series {
                     if self.stats.series.len() < self.shared.max_series {
-                        self.stats.series.push(QueueSample { slot: t, switch: self.router_ids[r], port: p as PortId, occupancy: occ });
+                        self.stats.series.push(QueueSample {
+                            slot: t,
+                            switch: self.router_ids[r],
+                            port: p as PortId,
+                            occupancy: occ,
+                        });
                     } else {
                         self.stats.series_dropped += 1;
                     }
@@ -750,8 +861,13 @@ impl<R: Router> Partition<R> {
         let pl = &self.shared.placement;
         for tr in batch {
             let to = match tr.to {
-                GlobalTarget::Switch { id, port } => Target::Switch { idx: pl.switch_local[id as usize], port },
-                GlobalTarget::Endpoint { id } => Target::Endpoint { idx: pl.endpoint_local[id as usize] },
+                GlobalTarget::Switch { id, port } => Target::Switch {
+                    idx: pl.switch_local[id as usize],
+                    port,
+                },
+                GlobalTarget::Endpoint { id } => Target::Endpoint {
+                    idx: pl.endpoint_local[id as usize],
+                },
             };
             let mut arrive = tr.arrive;
             if arrive < self.now {
@@ -759,7 +875,10 @@ impl<R: Router> Partition<R> {
                 self.stats.late_slots += self.now - arrive;
                 arrive = self.now;
             }
-            let d = Delivery { to: PackedTarget::pack(to), pkt: tr.pkt };
+            let d = Delivery {
+                to: PackedTarget::pack(to),
+                pkt: tr.pkt,
+            };
             if arrive <= self.now + self.mask {
                 self.calendar[(arrive & self.mask) as usize].push(d);
             } else {

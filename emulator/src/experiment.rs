@@ -5,7 +5,7 @@ use std::sync::atomic::AtomicBool;
 
 use crate::config::{Config, ConfigError, SchemeConfig};
 use crate::endpoint::workload::{PlanContext, WorkloadPlan};
-use crate::engine::{Shared, STREAM_FLOW_BIT};
+use crate::engine::{STREAM_FLOW_BIT, Shared};
 use crate::fabric::topology::{Peer, Topology};
 use crate::output::{FctSummary, FlowRecord, PortReport, Report, StreamReport, Summary};
 use crate::runner::{RunOutput, RunVisitor, SchemeVisitor, Setup, Stop, placement};
@@ -20,14 +20,37 @@ pub const NIC_BUFFER_PKTS: usize = 1024;
 pub fn with_scheme<V: SchemeVisitor>(scheme: &SchemeConfig, seed: u64, v: V) -> V::Out {
     match *scheme {
         SchemeConfig::Droptail => v.visit(|_, p, r| droptail::router(p, r)),
-        SchemeConfig::Red { min_th, max_th, max_p, weight, ecn } => {
-            let params = red::RedParams { min_th, max_th, max_p, weight, ecn };
-            v.visit(move |id, p, r| red::router(p, r, params, seed ^ (id as u64 + 1).wrapping_mul(0x9E37_79B9)))
+        SchemeConfig::Red {
+            min_th,
+            max_th,
+            max_p,
+            weight,
+            ecn,
+        } => {
+            let params = red::RedParams {
+                min_th,
+                max_th,
+                max_p,
+                weight,
+                ecn,
+            };
+            v.visit(move |id, p, r| {
+                red::router(
+                    p,
+                    r,
+                    params,
+                    seed ^ (id as u64 + 1).wrapping_mul(0x9E37_79B9),
+                )
+            })
         }
         SchemeConfig::Dctcp { k } => v.visit(move |_, p, r| dctcp::router(p, r, k)),
         SchemeConfig::Priority { queues } => v.visit(move |_, p, r| priority::router(p, r, queues)),
-        SchemeConfig::Drr { queues, quantum } => v.visit(move |_, p, r| drr::router(p, r, queues, quantum)),
-        SchemeConfig::Hull { gamma, threshold } => v.visit(move |_, p, r| hull::router(p, r, gamma, threshold)),
+        SchemeConfig::Drr { queues, quantum } => {
+            v.visit(move |_, p, r| drr::router(p, r, queues, quantum))
+        }
+        SchemeConfig::Hull { gamma, threshold } => {
+            v.visit(move |_, p, r| hull::router(p, r, gamma, threshold))
+        }
         SchemeConfig::Pfabric => v.visit(|_, p, r| pfabric::PFabricRouter::new(p, r)),
     }
 }
@@ -48,7 +71,11 @@ pub fn scheme_name(s: &SchemeConfig) -> &'static str {
 pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
     let e = &cfg.emulation;
     let pl = placement(&topo, e.threads);
-    let host_rate = topo.endpoints.iter().map(|ep| ep.link.gbps / e.slot_gbps).collect();
+    let host_rate = topo
+        .endpoints
+        .iter()
+        .map(|ep| ep.link.gbps / e.slot_gbps)
+        .collect();
     let ctx = PlanContext {
         endpoints: topo.endpoints.len(),
         slot_ns: e.slot_ns(),
@@ -57,7 +84,8 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         seed: e.seed,
         host_rate,
     };
-    let plan = WorkloadPlan::build(&cfg.workload, &ctx).map_err(|m| ConfigError::Invalid(format!("workload: {m}")))?;
+    let plan = WorkloadPlan::build(&cfg.workload, &ctx)
+        .map_err(|m| ConfigError::Invalid(format!("workload: {m}")))?;
     let shared = Arc::new(Shared {
         transport: cfg.transport.clone(),
         base_rate: (e.slot_gbps * 1000.0).round().max(1.0) as u32,
@@ -87,7 +115,10 @@ pub fn run_config(cfg: &Config) -> Result<Report, ConfigError> {
 }
 
 /// As `run_config`, but a raised `stop` flag ends the run early.
-pub fn run_config_with_stop(cfg: &Config, stop: Option<Arc<AtomicBool>>) -> Result<Report, ConfigError> {
+pub fn run_config_with_stop(
+    cfg: &Config,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<Report, ConfigError> {
     let topo = cfg.validate()?;
     let s = setup(cfg, topo)?;
     let end = cfg.emulation.slots();
@@ -95,7 +126,11 @@ pub fn run_config_with_stop(cfg: &Config, stop: Option<Arc<AtomicBool>>) -> Resu
         Some(f) => Stop::Flag(f, end),
         None => Stop::AtSlot(end),
     };
-    let out = with_scheme(&cfg.scheme, cfg.emulation.seed, RunVisitor { setup: &s, stop });
+    let out = with_scheme(
+        &cfg.scheme,
+        cfg.emulation.seed,
+        RunVisitor { setup: &s, stop },
+    );
     Ok(report(cfg, &s, out))
 }
 
@@ -119,7 +154,9 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     for p in &out.parts {
         for f in &p.flows {
             let ratio = e.slot_gbps / topo.path_gbps(f.src, f.dst, &hops);
-            let ideal = (f.size as f64 * ratio).ceil() - 1.0 + topo.path_latency(f.src, f.dst, &hops) as f64 + ack;
+            let ideal = (f.size as f64 * ratio).ceil() - 1.0
+                + topo.path_latency(f.src, f.dst, &hops) as f64
+                + ack;
             let fct = f.finish.map(|t| (t - f.start) as f64);
             flows.push(FlowRecord {
                 id: f.id,
@@ -141,7 +178,13 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     flows.sort_by_key(|f| f.id);
 
     let mut ports = Vec::new();
-    let samples = out.parts.iter().map(|p| p.stats.samples).max().unwrap_or(0).max(1);
+    let samples = out
+        .parts
+        .iter()
+        .map(|p| p.stats.samples)
+        .max()
+        .unwrap_or(0)
+        .max(1);
     for p in &out.parts {
         for (r, &sid) in p.router_ids.iter().enumerate() {
             let sw = &topo.switches[sid as usize];
@@ -159,9 +202,14 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
                     transmitted: c.transmitted,
                     dropped: c.dropped,
                     marked: c.marked,
-                    mean_occupancy: p.stats.occupancy_sum[r][port] as f64 / p.stats.samples.max(1) as f64,
+                    mean_occupancy: p.stats.occupancy_sum[r][port] as f64
+                        / p.stats.samples.max(1) as f64,
                     max_occupancy: p.stats.occupancy_max[r][port],
-                    utilization: if capacity_pkts > 0.0 { c.transmitted as f64 / capacity_pkts } else { 0.0 },
+                    utilization: if capacity_pkts > 0.0 {
+                        c.transmitted as f64 / capacity_pkts
+                    } else {
+                        0.0
+                    },
                 });
             }
         }
@@ -172,7 +220,17 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     let mut streams = Vec::new();
     for p in &out.parts {
         for st in &p.streams {
-            let delivered: u64 = out.parts.iter().map(|q| q.stats.stream_delivered.get((st.flow & !STREAM_FLOW_BIT) as usize).copied().unwrap_or(0)).sum();
+            let delivered: u64 = out
+                .parts
+                .iter()
+                .map(|q| {
+                    q.stats
+                        .stream_delivered
+                        .get((st.flow & !STREAM_FLOW_BIT) as usize)
+                        .copied()
+                        .unwrap_or(0)
+                })
+                .sum();
             streams.push(StreamReport {
                 id: st.flow & !STREAM_FLOW_BIT,
                 src: st.src,
@@ -182,7 +240,8 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
                 sent: st.sent,
                 nic_dropped: st.nic_dropped,
                 delivered,
-                throughput_gbps: delivered as f64 * e.mtu_bytes as f64 * 8.0 / (slots.max(1) as f64 * e.slot_ns()),
+                throughput_gbps: delivered as f64 * e.mtu_bytes as f64 * 8.0
+                    / (slots.max(1) as f64 * e.slot_ns()),
             });
         }
     }
@@ -191,16 +250,20 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     let router_packets: u64 = out.parts.iter().map(|p| p.stats.router_packets).sum();
     let delivered: u64 = out.parts.iter().map(|p| p.stats.delivered).sum();
     let wall = out.wall.as_secs_f64();
-    let lag = out.parts.iter().filter_map(|p| p.lag).fold(None, |acc: Option<crate::runner::Lag>, l| {
-        Some(match acc {
-            None => l,
-            Some(a) => crate::runner::Lag {
-                max_lag_us: a.max_lag_us.max(l.max_lag_us),
-                final_lag_us: a.final_lag_us.max(l.final_lag_us),
-                behind_fraction: a.behind_fraction.max(l.behind_fraction),
-            },
-        })
-    });
+    let lag =
+        out.parts
+            .iter()
+            .filter_map(|p| p.lag)
+            .fold(None, |acc: Option<crate::runner::Lag>, l| {
+                Some(match acc {
+                    None => l,
+                    Some(a) => crate::runner::Lag {
+                        max_lag_us: a.max_lag_us.max(l.max_lag_us),
+                        final_lag_us: a.final_lag_us.max(l.final_lag_us),
+                        behind_fraction: a.behind_fraction.max(l.behind_fraction),
+                    },
+                })
+            });
     let summary = Summary {
         scheme: scheme_name(&cfg.scheme).to_string(),
         mode: e.mode,
@@ -214,7 +277,8 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         router_packets,
         pkts_per_sec: router_packets as f64 / wall.max(1e-9),
         delivered_packets: delivered,
-        throughput_gbps: delivered as f64 * e.mtu_bytes as f64 * 8.0 / (slots.max(1) as f64 * e.slot_ns()),
+        throughput_gbps: delivered as f64 * e.mtu_bytes as f64 * 8.0
+            / (slots.max(1) as f64 * e.slot_ns()),
         drops: ports.iter().map(|p| p.dropped).sum(),
         marks: ports.iter().map(|p| p.marked).sum(),
         nic_drops: out.parts.iter().map(|p| p.stats.nic_drops).sum(),
@@ -228,5 +292,11 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     };
     let mut queue_series: Vec<_> = out.parts.into_iter().flat_map(|p| p.stats.series).collect();
     queue_series.sort_by_key(|q| (q.slot, q.switch, q.port));
-    Report { summary, flows, ports, streams, queue_series }
+    Report {
+        summary,
+        flows,
+        ports,
+        streams,
+        queue_series,
+    }
 }

@@ -63,13 +63,22 @@ fn main() -> ExitCode {
 
 fn execute(cmd: Command) -> anyhow::Result<()> {
     match cmd {
-        Command::Run { config, out, format, threads } => {
+        Command::Run {
+            config,
+            out,
+            format,
+            threads,
+        } => {
             let mut cfg = Config::load(&config)?;
             if let Some(t) = threads {
                 cfg.emulation.threads = t;
             }
             if let Some(f) = format {
-                cfg.output.format = if f == "json" { OutputFormat::Json } else { OutputFormat::Csv };
+                cfg.output.format = if f == "json" {
+                    OutputFormat::Json
+                } else {
+                    OutputFormat::Csv
+                };
             }
             if out.is_some() {
                 cfg.output.dir = out;
@@ -80,7 +89,13 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
             }
             println!("{}", serde_json::to_string(&report.summary)?);
         }
-        Command::Stress { topology, scheme, threads, seconds, link_gbps } => {
+        Command::Stress {
+            topology,
+            scheme,
+            threads,
+            seconds,
+            link_gbps,
+        } => {
             let scheme = SchemeConfig::parse_name(&scheme).map_err(anyhow::Error::msg)?;
             let r = stress(&topology, scheme, threads, seconds, link_gbps)?;
             println!("{}", serde_json::to_string(&r)?);

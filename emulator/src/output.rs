@@ -88,7 +88,11 @@ impl FctSummary {
         let mut fct: Vec<f64> = flows.iter().filter_map(|f| f.fct_us).collect();
         fct.sort_by(f64::total_cmp);
         let norm: Vec<f64> = flows.iter().filter_map(|f| f.normalized_fct).collect();
-        let mut small: Vec<f64> = flows.iter().filter(|f| f.size_bytes < 100_000).filter_map(|f| f.normalized_fct).collect();
+        let mut small: Vec<f64> = flows
+            .iter()
+            .filter(|f| f.size_bytes < 100_000)
+            .filter_map(|f| f.normalized_fct)
+            .collect();
         small.sort_by(f64::total_cmp);
         FctSummary {
             completed: fct.len(),
@@ -156,14 +160,20 @@ impl Report {
         std::fs::create_dir_all(dir)?;
         match format {
             OutputFormat::Json => {
-                serde_json::to_writer_pretty(BufWriter::new(File::create(dir.join("report.json"))?), self)?;
+                serde_json::to_writer_pretty(
+                    BufWriter::new(File::create(dir.join("report.json"))?),
+                    self,
+                )?;
             }
             OutputFormat::Csv => {
                 csv_file(&dir.join("flows.csv"), &self.flows)?;
                 csv_file(&dir.join("ports.csv"), &self.ports)?;
                 csv_file(&dir.join("streams.csv"), &self.streams)?;
                 csv_file(&dir.join("queues.csv"), &self.queue_series)?;
-                serde_json::to_writer_pretty(BufWriter::new(File::create(dir.join("summary.json"))?), &self.summary)?;
+                serde_json::to_writer_pretty(
+                    BufWriter::new(File::create(dir.join("summary.json"))?),
+                    &self.summary,
+                )?;
             }
         }
         Ok(())

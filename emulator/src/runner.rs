@@ -112,7 +112,11 @@ where
 {
     let nparts = setup.shared.placement.parts;
     let progress: Vec<AtomicU64> = (0..nparts).map(|_| AtomicU64::new(0)).collect();
-    let cores = if setup.pin_threads { core_affinity::get_core_ids().unwrap_or_default() } else { Vec::new() };
+    let cores = if setup.pin_threads {
+        core_affinity::get_core_ids().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let start = Instant::now();
     let parts = if nparts == 1 {
         let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
@@ -129,23 +133,41 @@ where
             let handles: Vec<_> = (0..nparts)
                 .map(|i| {
                     let rx = rxs[i].take();
-                    let tx: Vec<Option<SyncSender<Vec<Transfer>>>> =
-                        (0..nparts).map(|j| if j == i { None } else { Some(txs[j].clone()) }).collect();
-                    let core = if cores.is_empty() { None } else { Some(cores[i % cores.len()]) };
+                    let tx: Vec<Option<SyncSender<Vec<Transfer>>>> = (0..nparts)
+                        .map(|j| if j == i { None } else { Some(txs[j].clone()) })
+                        .collect();
+                    let core = if cores.is_empty() {
+                        None
+                    } else {
+                        Some(cores[i % cores.len()])
+                    };
                     let progress = &progress;
                     s.spawn(move || {
                         if let Some(c) = core {
                             core_affinity::set_for_current(c);
                         }
-                        let p = Partition::new(i, &setup.topo, setup.shared.clone(), &setup.plan, build);
+                        let p = Partition::new(
+                            i,
+                            &setup.topo,
+                            setup.shared.clone(),
+                            &setup.plan,
+                            build,
+                        );
                         worker(p, rx, tx, progress, stop, setup, start)
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("emulation worker panicked")).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("emulation worker panicked"))
+                .collect()
         })
     };
-    RunOutput { parts, wall: start.elapsed(), threads: nparts }
+    RunOutput {
+        parts,
+        wall: start.elapsed(),
+        threads: nparts,
+    }
 }
 
 fn drain<R: Router>(part: &mut Partition<R>, rx: &Option<Receiver<Vec<Transfer>>>) {
@@ -175,16 +197,20 @@ fn worker<R: Router>(
     // packet from another worker is in hand before its due slot.
     let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
     while part.now < end {
-        if let Stop::Flag(f, _) = stop {
-            if f.load(Ordering::Relaxed) {
-                break;
-            }
+        if let Stop::Flag(f, _) = stop
+            && f.load(Ordering::Relaxed)
+        {
+            break;
         }
         let mut allowed = end;
         if nparts > 1 {
             let mut spins = 0u32;
             loop {
-                let slowest = (0..nparts).filter(|&j| j != me).map(|j| progress[j].load(Ordering::Acquire)).min().unwrap_or(u64::MAX);
+                let slowest = (0..nparts)
+                    .filter(|&j| j != me)
+                    .map(|j| progress[j].load(Ordering::Acquire))
+                    .min()
+                    .unwrap_or(u64::MAX);
                 // Everything the others sent before publishing that progress is now in the FIFO.
                 drain(&mut part, &rx);
                 allowed = slowest.saturating_add(allowance).min(end);
@@ -248,7 +274,11 @@ fn worker<R: Router>(
     }
     progress[me].store(u64::MAX, Ordering::Release);
     if setup.mode == Mode::Realtime {
-        lag.behind_fraction = if batches == 0 { 0.0 } else { behind as f64 / batches as f64 };
+        lag.behind_fraction = if batches == 0 {
+            0.0
+        } else {
+            behind as f64 / batches as f64
+        };
     }
     PartitionReport {
         router_ids: part.router_ids.clone(),

@@ -8,17 +8,20 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::config::{
-    ArrivalProcess, Config, ConfigError, Destination, Emulation, LinkDefaults, Mode, OutputConfig, RandomWord,
-    SchemeConfig, TopologyConfig, TransportConfig, Workload,
-};
 use crate::clock::process_cpu_seconds;
+use crate::config::{
+    ArrivalProcess, Config, ConfigError, Destination, Emulation, LinkDefaults, Mode, OutputConfig,
+    RandomWord, SchemeConfig, TopologyConfig, TransportConfig, Workload,
+};
 use crate::experiment::{run_config_with_stop, scheme_name};
 
 /// `rack:N` (one rack of N endpoints), `rack:RxN` (R racks of N behind one
 /// aggregation switch) or `fat_tree:K`.
 pub fn parse_topology(spec: &str, gbps: f64) -> Result<TopologyConfig, String> {
-    let link = LinkDefaults { gbps, ..LinkDefaults::default() };
+    let link = LinkDefaults {
+        gbps,
+        ..LinkDefaults::default()
+    };
     let bad = || format!("bad topology '{spec}': expected rack:N, rack:RxN or fat_tree:K");
     let (kind, arg) = spec.split_once(':').ok_or_else(bad)?;
     match kind {
@@ -27,9 +30,20 @@ pub fn parse_topology(spec: &str, gbps: f64) -> Result<TopologyConfig, String> {
                 Some((r, h)) => (r.parse().map_err(|_| bad())?, h.parse().map_err(|_| bad())?),
                 None => (1, arg.parse().map_err(|_| bad())?),
             };
-            Ok(TopologyConfig::Rack { racks, hosts_per_rack: hosts, host_link: link, uplink: LinkDefaults { gbps: gbps * hosts as f64, ..link } })
+            Ok(TopologyConfig::Rack {
+                racks,
+                hosts_per_rack: hosts,
+                host_link: link,
+                uplink: LinkDefaults {
+                    gbps: gbps * hosts as f64,
+                    ..link
+                },
+            })
         }
-        "fat_tree" => Ok(TopologyConfig::FatTree { k: arg.parse().map_err(|_| bad())?, link }),
+        "fat_tree" => Ok(TopologyConfig::FatTree {
+            k: arg.parse().map_err(|_| bad())?,
+            link,
+        }),
         _ => Err(bad()),
     }
 }
@@ -72,9 +86,17 @@ pub struct StressResult {
     pub levels: Vec<StressLevel>,
 }
 
-pub fn stress(topology: &str, scheme: SchemeConfig, threads: usize, seconds: f64, link_gbps: f64) -> Result<StressResult, ConfigError> {
+pub fn stress(
+    topology: &str,
+    scheme: SchemeConfig,
+    threads: usize,
+    seconds: f64,
+    link_gbps: f64,
+) -> Result<StressResult, ConfigError> {
     if !(seconds > 0.0 && seconds <= 3600.0) {
-        return Err(ConfigError::Invalid(format!("--seconds must be in (0, 3600], got {seconds}")));
+        return Err(ConfigError::Invalid(format!(
+            "--seconds must be in (0, 3600], got {seconds}"
+        )));
     }
     let topo_cfg = parse_topology(topology, link_gbps).map_err(ConfigError::Invalid)?;
     let loads: Vec<f64> = (1..=10).map(|i| i as f64 / 10.0).collect();
@@ -85,7 +107,14 @@ pub fn stress(topology: &str, scheme: SchemeConfig, threads: usize, seconds: f64
     let mut saturated = 0.0;
     for &load in &loads {
         let mut cfg = Config {
-            emulation: Emulation { slot_gbps: link_gbps, mtu_bytes: mtu, threads, mode: Mode::Virtual, duration_us: 3.6e9, ..Emulation::default() },
+            emulation: Emulation {
+                slot_gbps: link_gbps,
+                mtu_bytes: mtu,
+                threads,
+                mode: Mode::Virtual,
+                duration_us: 3.6e9,
+                ..Emulation::default()
+            },
             topology: topo_cfg.clone(),
             scheme: scheme.clone(),
             transport: TransportConfig::default(),
@@ -116,8 +145,18 @@ pub fn stress(topology: &str, scheme: SchemeConfig, threads: usize, seconds: f64
         eff_threads = s.threads;
         let factor = s.emulated_us / 1e6 / s.wall_seconds.max(1e-9);
         let kept_up = factor >= 1.0;
-        let per_cpu = if cpu > 0.0 { s.router_packets as f64 / cpu } else { 0.0 };
-        levels.push(StressLevel { load, pkts_per_sec: s.pkts_per_sec, pkts_per_cpu_sec: per_cpu, realtime_factor: factor, kept_up });
+        let per_cpu = if cpu > 0.0 {
+            s.router_packets as f64 / cpu
+        } else {
+            0.0
+        };
+        levels.push(StressLevel {
+            load,
+            pkts_per_sec: s.pkts_per_sec,
+            pkts_per_cpu_sec: per_cpu,
+            realtime_factor: factor,
+            kept_up,
+        });
         saturated = s.pkts_per_sec;
         if !kept_up {
             break;
@@ -136,8 +175,14 @@ pub fn stress(topology: &str, scheme: SchemeConfig, threads: usize, seconds: f64
         pkts_per_sec_per_thread: max / eff_threads as f64,
         max_load_kept_up: kept.last().map(|l| l.load),
         saturated_pkts_per_sec: saturated,
-        max_pkts_per_cpu_sec: levels.iter().map(|l| l.pkts_per_cpu_sec).fold(0.0, f64::max),
-        load_average: std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_string(),
+        max_pkts_per_cpu_sec: levels
+            .iter()
+            .map(|l| l.pkts_per_cpu_sec)
+            .fold(0.0, f64::max),
+        load_average: std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
         levels,
     })
 }

@@ -44,14 +44,20 @@ fn md1_mean_queue(rho: f64, slots: u64) -> (f64, f64) {
 #[test]
 fn droptail_matches_md1_at_load_0_5() {
     let (m, t) = md1_mean_queue(0.5, 600_000);
-    eprintln!("M/D/1 rho=0.5: measured {m:.4}, theory {t:.4}, error {:.2}%", 100.0 * (m - t) / t);
+    eprintln!(
+        "M/D/1 rho=0.5: measured {m:.4}, theory {t:.4}, error {:.2}%",
+        100.0 * (m - t) / t
+    );
     assert!((m - t).abs() / t < 0.05, "measured {m}, M/D/1 {t}");
 }
 
 #[test]
 fn droptail_matches_md1_at_load_0_8() {
     let (m, t) = md1_mean_queue(0.8, 1_000_000);
-    eprintln!("M/D/1 rho=0.8: measured {m:.4}, theory {t:.4}, error {:.2}%", 100.0 * (m - t) / t);
+    eprintln!(
+        "M/D/1 rho=0.8: measured {m:.4}, theory {t:.4}, error {:.2}%",
+        100.0 * (m - t) / t
+    );
     assert!((m - t).abs() / t < 0.05, "measured {m}, M/D/1 {t}");
 }
 
@@ -87,14 +93,29 @@ fn dctcp_holds_queue_near_k_at_full_utilisation() {
     let k = 20.0;
     let r = long_flows("kind = \"dctcp\"\nk = 20", "dctcp");
     let p = port(&r, "tor0", "h4");
-    eprintln!("DCTCP K=20: mean queue {:.2}, max {}, utilisation {:.4}, marks {}", p.mean_occupancy, p.max_occupancy, p.utilization, p.marked);
-    assert!(p.utilization > 0.97, "bottleneck utilisation {}", p.utilization);
-    assert!((p.mean_occupancy - k).abs() < 0.25 * k, "mean queue {} vs K {k}", p.mean_occupancy);
+    eprintln!(
+        "DCTCP K=20: mean queue {:.2}, max {}, utilisation {:.4}, marks {}",
+        p.mean_occupancy, p.max_occupancy, p.utilization, p.marked
+    );
+    assert!(
+        p.utilization > 0.97,
+        "bottleneck utilisation {}",
+        p.utilization
+    );
+    assert!(
+        (p.mean_occupancy - k).abs() < 0.25 * k,
+        "mean queue {} vs K {k}",
+        p.mean_occupancy
+    );
     assert_eq!(p.dropped, 0);
     // Without marking, the same flows fill the buffer instead.
     let tail = long_flows("kind = \"droptail\"", "tcp");
     let q = port(&tail, "tor0", "h4");
-    assert!(q.mean_occupancy > 3.0 * k, "droptail mean queue {}", q.mean_occupancy);
+    assert!(
+        q.mean_occupancy > 3.0 * k,
+        "droptail mean queue {}",
+        q.mean_occupancy
+    );
 }
 
 fn unequal_open_loop(scheme: &str) -> Vec<f64> {
@@ -140,10 +161,17 @@ fn drr_gives_long_flows_equal_shares() {
     let j = jain(&drr);
     eprintln!("DRR shares (Gb/s) {drr:?}, Jain {j:.4}");
     assert!(j >= 0.99, "Jain {j} for {drr:?}");
-    assert!((drr.iter().sum::<f64>() - 10.0).abs() < 0.2, "link not fully used: {drr:?}");
+    assert!(
+        (drr.iter().sum::<f64>() - 10.0).abs() < 0.2,
+        "link not fully used: {drr:?}"
+    );
     // The same offered loads under DropTail are served in proportion to the offer.
     let tail = unequal_open_loop("kind = \"droptail\"");
-    assert!(jain(&tail) < 0.95, "droptail Jain {} for {tail:?}", jain(&tail));
+    assert!(
+        jain(&tail) < 0.95,
+        "droptail Jain {} for {tail:?}",
+        jain(&tail)
+    );
 }
 
 fn two_classes(scheme: &str) -> (f64, f64) {
@@ -173,7 +201,10 @@ fn two_classes(scheme: &str) -> (f64, f64) {
     ));
     let hi = r.streams.iter().find(|s| s.class == 0).unwrap();
     let lo = r.streams.iter().find(|s| s.class == 1).unwrap();
-    (hi.delivered as f64 / hi.sent as f64, lo.delivered as f64 / lo.sent as f64)
+    (
+        hi.delivered as f64 / hi.sent as f64,
+        lo.delivered as f64 / lo.sent as f64,
+    )
 }
 
 #[test]
@@ -211,9 +242,16 @@ fn web_search(scheme: &str, transport: &str, buffer: u32) -> planck_emu::output:
 
 #[test]
 fn pfabric_beats_droptail_on_small_flow_fct() {
-    let pf = web_search("kind = \"pfabric\"", "kind = \"pfabric\"\ninit_cwnd = 12\nmax_cwnd = 12\nrto_slots = 40", 36);
+    let pf = web_search(
+        "kind = \"pfabric\"",
+        "kind = \"pfabric\"\ninit_cwnd = 12\nmax_cwnd = 12\nrto_slots = 40",
+        36,
+    );
     let dt = web_search("kind = \"droptail\"", "kind = \"tcp\"", 128);
-    let (p, d) = (pf.summary.fct.small_mean_normalized.unwrap(), dt.summary.fct.small_mean_normalized.unwrap());
+    let (p, d) = (
+        pf.summary.fct.small_mean_normalized.unwrap(),
+        dt.summary.fct.small_mean_normalized.unwrap(),
+    );
     eprintln!(
         "web search 60%: small-flow mean normalised FCT pfabric {p:.3} ({} flows done), droptail {d:.3} ({} flows done)",
         pf.summary.flows_completed, dt.summary.flows_completed
@@ -225,10 +263,19 @@ fn pfabric_beats_droptail_on_small_flow_fct() {
 #[test]
 fn red_drop_probability_follows_its_curve() {
     for ecn in [false, true] {
-        let params = RedParams { min_th: 20.0, max_th: 60.0, max_p: 0.2, weight: 0.002, ecn };
+        let params = RedParams {
+            min_th: 20.0,
+            max_th: 60.0,
+            max_p: 0.2,
+            weight: 0.002,
+            ecn,
+        };
         let mut red = RedEnqueue::new(params, 1, 42);
         let mut bank = QueueBank::new(&[1000], 1);
-        let pkt = Packet { flags: ECT, ..Packet::default() };
+        let pkt = Packet {
+            flags: ECT,
+            ..Packet::default()
+        };
         for level in [10u32, 25, 40, 55, 70] {
             // Hold the real queue at `level` long enough for the EWMA to settle.
             while bank.ports[0].len < level {
@@ -243,7 +290,11 @@ fn red_drop_probability_follows_its_curve() {
                 if matches!(out, Admission::Accepted | Admission::Marked) {
                     bank.ports[0].pop(0);
                 }
-                let congested = if ecn { out == Admission::Marked || (level >= 60 && out == Admission::Dropped) } else { out == Admission::Dropped };
+                let congested = if ecn {
+                    out == Admission::Marked || (level >= 60 && out == Admission::Dropped)
+                } else {
+                    out == Admission::Dropped
+                };
                 if i >= 5000 && congested {
                     hit += 1;
                 }
@@ -252,7 +303,10 @@ fn red_drop_probability_follows_its_curve() {
             let expected = params.probability(red.avg[0]);
             let sigma = (expected * (1.0 - expected) / n as f64).sqrt();
             eprintln!("RED ecn={ecn} queue {level}: measured {measured:.4}, curve {expected:.4}");
-            assert!((measured - expected).abs() <= 4.0 * sigma + 1e-3, "level {level}: {measured} vs {expected}");
+            assert!(
+                (measured - expected).abs() <= 4.0 * sigma + 1e-3,
+                "level {level}: {measured} vs {expected}"
+            );
             assert!((red.avg[0] - level as f64).abs() < 0.5);
         }
     }

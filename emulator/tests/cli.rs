@@ -17,7 +17,13 @@ fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
 fn rejects(config: &str, name: &str, needle: &str) {
     let dir = tempfile::tempdir().unwrap();
     let p = write(dir.path(), name, config);
-    let out = emu().args(["run", "--config"]).arg(&p).arg("--out").arg(dir.path().join("out")).output().unwrap();
+    let out = emu()
+        .args(["run", "--config"])
+        .arg(&p)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
     assert!(!out.status.success(), "accepted: {config}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
@@ -29,21 +35,61 @@ fn rejects(config: &str, name: &str, needle: &str) {
 
 #[test]
 fn bad_configs_exit_nonzero_with_one_line() {
-    rejects("[topology]\nkind = \"rack\"\nhosts_per_rack = 1\n", "a.toml", "at least 2 endpoints");
-    rejects("[topology]\nkind = \"ring\"\n", "b.toml", "unknown variant `ring`");
-    rejects("[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[scheme]\nkind = \"red\"\nmin_th = 30\nmax_th = 10\n", "c.toml", "min_th < max_th");
-    rejects("[topology]\nkind = \"fat_tree\"\nk = 3\n", "d.toml", "k must be even");
-    rejects("[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 9, bytes = 10 }]\n", "e.toml", "endpoint 9 out of range");
-    rejects("[topology]\nkind = \"rack\"\nhosts_per_rack = 4\nbogus = 1\n", "f.toml", "bogus");
-    rejects("{\"topology\": {\"kind\": \"rack\", \"hosts_per_rack\": 4}, \"emulation\": {\"threads\": 0}}", "g.json", "threads must be in 1..=256");
-    rejects("[topology]\nkind = \"custom\"\nfile = \"missing.json\"\n", "h.toml", "cannot read topology file");
-    rejects("[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[scheme]\nkind = \"priority\"\nqueues = 65\n", "i.toml", "queues must be in 1..=64");
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 1\n",
+        "a.toml",
+        "at least 2 endpoints",
+    );
+    rejects(
+        "[topology]\nkind = \"ring\"\n",
+        "b.toml",
+        "unknown variant `ring`",
+    );
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[scheme]\nkind = \"red\"\nmin_th = 30\nmax_th = 10\n",
+        "c.toml",
+        "min_th < max_th",
+    );
+    rejects(
+        "[topology]\nkind = \"fat_tree\"\nk = 3\n",
+        "d.toml",
+        "k must be even",
+    );
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[[workload]]\nkind = \"flows\"\nflows = [{ src = 0, dst = 9, bytes = 10 }]\n",
+        "e.toml",
+        "endpoint 9 out of range",
+    );
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\nbogus = 1\n",
+        "f.toml",
+        "bogus",
+    );
+    rejects(
+        "{\"topology\": {\"kind\": \"rack\", \"hosts_per_rack\": 4}, \"emulation\": {\"threads\": 0}}",
+        "g.json",
+        "threads must be in 1..=256",
+    );
+    rejects(
+        "[topology]\nkind = \"custom\"\nfile = \"missing.json\"\n",
+        "h.toml",
+        "cannot read topology file",
+    );
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[scheme]\nkind = \"priority\"\nqueues = 65\n",
+        "i.toml",
+        "queues must be in 1..=64",
+    );
     rejects("[topology\n", "j.toml", "config");
 }
 
 #[test]
 fn missing_config_file_is_one_line() {
-    emu().args(["run", "--config", "/nonexistent/x.toml"]).assert().failure().stderr(predicate::str::contains("cannot read config"));
+    emu()
+        .args(["run", "--config", "/nonexistent/x.toml"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cannot read config"));
 }
 
 #[test]
@@ -71,8 +117,18 @@ fn run_writes_csv_and_json_outputs() {
         flow_bytes = 100000
         "#,
     );
-    let out = emu().args(["run", "--config"]).arg(&cfg).arg("--out").arg(dir.path().join("csv")).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = emu()
+        .args(["run", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(dir.path().join("csv"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["flows_completed"], 4);
     let flows = std::fs::read_to_string(dir.path().join("csv/flows.csv")).unwrap();
@@ -81,18 +137,43 @@ fn run_writes_csv_and_json_outputs() {
     for f in ["ports.csv", "queues.csv", "streams.csv", "summary.json"] {
         assert!(dir.path().join("csv").join(f).exists(), "{f}");
     }
-    emu().args(["run", "--format", "json", "--config"]).arg(&cfg).arg("--out").arg(dir.path().join("json")).assert().success();
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("json/report.json")).unwrap()).unwrap();
+    emu()
+        .args(["run", "--format", "json", "--config"])
+        .arg(&cfg)
+        .arg("--out")
+        .arg(dir.path().join("json"))
+        .assert()
+        .success();
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("json/report.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(report["flows"].as_array().unwrap().len(), 4);
     assert!(report["queue_series"].as_array().unwrap().len() > 10);
 }
 
 #[test]
 fn stress_prints_one_json_object() {
-    let out = emu().args(["stress", "--topology", "rack:8", "--scheme", "droptail", "--seconds", "0.5"]).output().unwrap();
+    let out = emu()
+        .args([
+            "stress",
+            "--topology",
+            "rack:8",
+            "--scheme",
+            "droptail",
+            "--seconds",
+            "0.5",
+        ])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for k in ["max_pkts_per_sec", "gbps_equivalent", "threads", "pkts_per_sec_per_thread"] {
+    for k in [
+        "max_pkts_per_sec",
+        "gbps_equivalent",
+        "threads",
+        "pkts_per_sec_per_thread",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}: {v}");
     }
     assert_eq!(v["threads"], 1);
@@ -101,6 +182,14 @@ fn stress_prints_one_json_object() {
 
 #[test]
 fn stress_rejects_bad_arguments() {
-    emu().args(["stress", "--topology", "ring:3"]).assert().failure().stderr(predicate::str::contains("bad topology"));
-    emu().args(["stress", "--scheme", "fifo"]).assert().failure().stderr(predicate::str::contains("unknown scheme"));
+    emu()
+        .args(["stress", "--topology", "ring:3"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("bad topology"));
+    emu()
+        .args(["stress", "--scheme", "fifo"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("unknown scheme"));
 }

@@ -10,7 +10,10 @@ pub fn run_toml(text: &str) -> Report {
 
 /// Mean sampled occupancy of `switch` port facing endpoint/switch `peer`.
 pub fn port<'a>(r: &'a Report, switch: &str, peer: &str) -> &'a planck_emu::output::PortReport {
-    r.ports.iter().find(|p| p.switch == switch && p.peer == peer).expect("port exists")
+    r.ports
+        .iter()
+        .find(|p| p.switch == switch && p.peer == peer)
+        .expect("port exists")
 }
 
 pub fn jain(x: &[f64]) -> f64 {
@@ -20,13 +23,27 @@ pub fn jain(x: &[f64]) -> f64 {
 }
 
 /// One switch `s`: endpoint h0 on a `sink_gbps` link, h1..=hN on `src_gbps` links.
-pub fn star_topology(dir: &std::path::Path, n: usize, sink_gbps: f64, src_gbps: f64, buffer: u32) -> std::path::PathBuf {
-    let mut links = vec![format!(r#"{{"a":"h0","b":"s","gbps":{sink_gbps},"buffer_pkts":{buffer}}}"#)];
+pub fn star_topology(
+    dir: &std::path::Path,
+    n: usize,
+    sink_gbps: f64,
+    src_gbps: f64,
+    buffer: u32,
+) -> std::path::PathBuf {
+    let mut links = vec![format!(
+        r#"{{"a":"h0","b":"s","gbps":{sink_gbps},"buffer_pkts":{buffer}}}"#
+    )];
     for i in 1..=n {
-        links.push(format!(r#"{{"a":"h{i}","b":"s","gbps":{src_gbps},"buffer_pkts":{buffer}}}"#));
+        links.push(format!(
+            r#"{{"a":"h{i}","b":"s","gbps":{src_gbps},"buffer_pkts":{buffer}}}"#
+        ));
     }
     let eps: Vec<String> = (0..=n).map(|i| format!("\"h{i}\"")).collect();
-    let json = format!(r#"{{"switches":[{{"name":"s"}}],"endpoints":[{}],"links":[{}]}}"#, eps.join(","), links.join(","));
+    let json = format!(
+        r#"{{"switches":[{{"name":"s"}}],"endpoints":[{}],"links":[{}]}}"#,
+        eps.join(","),
+        links.join(",")
+    );
     let path = dir.join("star.json");
     std::fs::write(&path, json).unwrap();
     path

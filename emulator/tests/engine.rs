@@ -30,14 +30,23 @@ fn lone_flow_on_empty_network_completes_in_ideal_time() {
         assert!((n - 1.0).abs() < 1e-9, "flow {} normalised FCT {n}", f.id);
     }
     // 100 packets + 6 hops + 4-slot ACK path - 1 = 109 slots of 1.2 us.
-    assert!((r.flows[0].fct_us.unwrap() - 109.0 * 1.2).abs() < 1e-6, "{:?}", r.flows[0]);
+    assert!(
+        (r.flows[0].fct_us.unwrap() - 109.0 * 1.2).abs() < 1e-6,
+        "{:?}",
+        r.flows[0]
+    );
     assert_eq!(r.flows[0].size_pkts, 100);
     assert_eq!(r.summary.drops, 0);
 }
 
 #[test]
 fn planck_workloads_complete_on_fat_tree() {
-    for w in ["kind = \"stride\"\nk = 8", "kind = \"shuffle\"", "kind = \"random\"", "kind = \"random_bijection\""] {
+    for w in [
+        "kind = \"stride\"\nk = 8",
+        "kind = \"shuffle\"",
+        "kind = \"random\"",
+        "kind = \"random_bijection\"",
+    ] {
         let r = run_toml(&format!(
             r#"
             [emulation]
@@ -79,7 +88,11 @@ fn shuffle_sends_one_flow_at_a_time_per_source() {
         fl.sort_by(|a, b| a.start_us.total_cmp(&b.start_us));
         assert_eq!(fl.len(), 3);
         for w in fl.windows(2) {
-            assert!(w[1].start_us >= w[0].finish_us.unwrap() - 1e-9, "overlap: {:?}", w);
+            assert!(
+                w[1].start_us >= w[0].finish_us.unwrap() - 1e-9,
+                "overlap: {:?}",
+                w
+            );
         }
     }
 }
@@ -120,7 +133,10 @@ fn two_threads_emulate_the_same_network() {
     // Exact synchronisation: nothing late, timing as on one thread up to the
     // order of same-slot arrivals.
     assert_eq!(two.summary.late_transfers, 0);
-    assert!((f1 - f2).abs() / f1 < 0.01, "mean FCT 1 thread {f1}, 2 threads {f2}");
+    assert!(
+        (f1 - f2).abs() / f1 < 0.01,
+        "mean FCT 1 thread {f1}, 2 threads {f2}"
+    );
 }
 
 #[test]
@@ -128,7 +144,10 @@ fn loose_synchronisation_still_delivers_everything() {
     let loose = two_racks(2, 64);
     assert_eq!(loose.summary.threads, 2);
     assert_eq!(loose.summary.flows_completed, 16);
-    assert_eq!(loose.summary.delivered_packets, two_racks(1, 0).summary.delivered_packets);
+    assert_eq!(
+        loose.summary.delivered_packets,
+        two_racks(1, 0).summary.delivered_packets
+    );
 }
 
 #[test]
@@ -179,9 +198,21 @@ fn hull_trades_bandwidth_for_near_empty_queues() {
     let hull = run("kind = \"hull\"\ngamma = 0.9\nthreshold = 3");
     let dctcp = run("kind = \"dctcp\"\nk = 20");
     let (h, d) = (port(&hull, "tor0", "h2"), port(&dctcp, "tor0", "h2"));
-    eprintln!("HULL queue {:.2} util {:.3}; DCTCP queue {:.2} util {:.3}", h.mean_occupancy, h.utilization, d.mean_occupancy, d.utilization);
-    assert!(h.mean_occupancy < 0.25 * d.mean_occupancy, "hull {} dctcp {}", h.mean_occupancy, d.mean_occupancy);
-    assert!(h.utilization > 0.7 && h.utilization < 0.99, "hull utilisation {}", h.utilization);
+    eprintln!(
+        "HULL queue {:.2} util {:.3}; DCTCP queue {:.2} util {:.3}",
+        h.mean_occupancy, h.utilization, d.mean_occupancy, d.utilization
+    );
+    assert!(
+        h.mean_occupancy < 0.25 * d.mean_occupancy,
+        "hull {} dctcp {}",
+        h.mean_occupancy,
+        d.mean_occupancy
+    );
+    assert!(
+        h.utilization > 0.7 && h.utilization < 0.99,
+        "hull utilisation {}",
+        h.utilization
+    );
 }
 
 #[test]

@@ -23,15 +23,25 @@ impl SizeDistribution {
             let (Some(b), Some(c), None) = (it.next(), it.next(), it.next()) else {
                 return Err(format!("cdf line {}: expected 'bytes cdf'", i + 1));
             };
-            let b: f64 = b.parse().map_err(|_| format!("cdf line {}: bad size '{b}'", i + 1))?;
-            let c: f64 = c.parse().map_err(|_| format!("cdf line {}: bad probability '{c}'", i + 1))?;
-            if !(b.is_finite() && b >= 0.0) || !(0.0..=1.0).contains(&c) {
-                return Err(format!("cdf line {}: size must be >= 0 and probability in [0, 1]", i + 1));
+            let b: f64 = b
+                .parse()
+                .map_err(|_| format!("cdf line {}: bad size '{b}'", i + 1))?;
+            let c: f64 = c
+                .parse()
+                .map_err(|_| format!("cdf line {}: bad probability '{c}'", i + 1))?;
+            if !(b.is_finite() && b >= 0.0 && (0.0..=1.0).contains(&c)) {
+                return Err(format!(
+                    "cdf line {}: size must be >= 0 and probability in [0, 1]",
+                    i + 1
+                ));
             }
-            if let Some(&(pb, pc)) = points.last() {
-                if b < pb || c < pc {
-                    return Err(format!("cdf line {}: sizes and probabilities must not decrease", i + 1));
-                }
+            if let Some(&(pb, pc)) = points.last()
+                && (b < pb || c < pc)
+            {
+                return Err(format!(
+                    "cdf line {}: sizes and probabilities must not decrease",
+                    i + 1
+                ));
             }
             points.push((b, c));
         }
@@ -86,8 +96,16 @@ mod tests {
         let ws = SizeDistribution::parse(WEB_SEARCH_CDF).unwrap();
         let dm = SizeDistribution::parse(DATA_MINING_CDF).unwrap();
         // Interpolated means lie between the published lower/upper bounds.
-        assert!((987_600.0..2_434_900.0).contains(&ws.mean_bytes()), "{}", ws.mean_bytes());
-        assert!((2_116_598.0..23_199_799.0).contains(&dm.mean_bytes()), "{}", dm.mean_bytes());
+        assert!(
+            (987_600.0..2_434_900.0).contains(&ws.mean_bytes()),
+            "{}",
+            ws.mean_bytes()
+        );
+        assert!(
+            (2_116_598.0..23_199_799.0).contains(&dm.mean_bytes()),
+            "{}",
+            dm.mean_bytes()
+        );
         assert_eq!(ws.quantile(0.15), 10_000.0);
         assert!((ws.quantile(0.175) - 15_000.0).abs() < 1e-6);
         assert_eq!(ws.quantile(1.0), 30_000_000.0);

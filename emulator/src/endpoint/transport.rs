@@ -46,7 +46,15 @@ pub enum AckOutcome {
 }
 
 impl FlowSender {
-    pub fn new(id: u32, src: u16, dst: u16, size: u32, class: u32, start: Slot, cfg: &TransportConfig) -> Self {
+    pub fn new(
+        id: u32,
+        src: u16,
+        dst: u16,
+        size: u32,
+        class: u32,
+        start: Slot,
+        cfg: &TransportConfig,
+    ) -> Self {
         FlowSender {
             id,
             src,
@@ -75,7 +83,9 @@ impl FlowSender {
 
     #[inline]
     pub fn can_send(&self) -> bool {
-        self.finish.is_none() && self.next_seq < self.size && ((self.next_seq - self.acked) as f64) < self.cwnd.floor().max(1.0)
+        self.finish.is_none()
+            && self.next_seq < self.size
+            && ((self.next_seq - self.acked) as f64) < self.cwnd.floor().max(1.0)
     }
 
     /// Remaining packets (pFabric priority).
@@ -177,7 +187,10 @@ impl FlowSender {
 
     /// Fire the retransmission timer if it expired; returns true on timeout.
     pub fn check_timeout(&mut self, now: Slot, cfg: &TransportConfig) -> bool {
-        if self.finish.is_some() || self.next_seq == self.acked || now < self.last_progress + cfg.rto_slots as u64 {
+        if self.finish.is_some()
+            || self.next_seq == self.acked
+            || now < self.last_progress + cfg.rto_slots as u64
+        {
             return false;
         }
         self.timeouts += 1;
@@ -206,7 +219,10 @@ mod tests {
     use super::*;
 
     fn cfg(kind: TransportKind) -> TransportConfig {
-        TransportConfig { kind, ..TransportConfig::default() }
+        TransportConfig {
+            kind,
+            ..TransportConfig::default()
+        }
     }
 
     #[test]
@@ -260,7 +276,10 @@ mod tests {
         assert!(f.check_timeout(c.rto_slots as u64, &c));
         assert_eq!(f.cwnd, 1.0);
         assert_eq!(f.next_seq, 0);
-        let p = TransportConfig { init_cwnd: 12, ..cfg(TransportKind::Pfabric) };
+        let p = TransportConfig {
+            init_cwnd: 12,
+            ..cfg(TransportKind::Pfabric)
+        };
         let mut g = FlowSender::new(2, 0, 1, 100, 0, 0, &p);
         g.take_seq(0);
         assert!(g.check_timeout(p.rto_slots as u64, &p));

@@ -103,25 +103,44 @@ impl WorkloadPlan {
         let n = ctx.endpoints;
         let mut rng = SmallRng::seed_from_u64(ctx.seed ^ 0x00c0_ffee);
         for (wi, w) in workloads.iter().enumerate() {
-            let wseed = ctx.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(wi as u64 * 7919);
+            let wseed = ctx
+                .seed
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .wrapping_add(wi as u64 * 7919);
             match w {
-                Workload::Poisson { load, sizes, start_us, stop_us, class } => {
+                Workload::Poisson {
+                    load,
+                    sizes,
+                    start_us,
+                    stop_us,
+                    class,
+                } => {
                     let dist = Arc::new(match sizes {
-                        FlowSizes::Named(SizeDistName::WebSearch) => SizeDistribution::parse(WEB_SEARCH_CDF)?,
-                        FlowSizes::Named(SizeDistName::DataMining) => SizeDistribution::parse(DATA_MINING_CDF)?,
+                        FlowSizes::Named(SizeDistName::WebSearch) => {
+                            SizeDistribution::parse(WEB_SEARCH_CDF)?
+                        }
+                        FlowSizes::Named(SizeDistName::DataMining) => {
+                            SizeDistribution::parse(DATA_MINING_CDF)?
+                        }
                         FlowSizes::File { cdf_file } => {
-                            let t = std::fs::read_to_string(cdf_file)
-                                .map_err(|e| format!("cannot read cdf file {}: {e}", cdf_file.display()))?;
-                            SizeDistribution::parse(&t).map_err(|e| format!("{}: {e}", cdf_file.display()))?
+                            let t = std::fs::read_to_string(cdf_file).map_err(|e| {
+                                format!("cannot read cdf file {}: {e}", cdf_file.display())
+                            })?;
+                            SizeDistribution::parse(&t)
+                                .map_err(|e| format!("{}: {e}", cdf_file.display()))?
                         }
                     });
                     let mean_pkts = (dist.mean_bytes() / ctx.payload_bytes as f64).max(1.0);
                     let start = us_to_slot(*start_us, ctx.slot_ns) as f64;
-                    let stop = stop_us.map(|s| us_to_slot(s, ctx.slot_ns)).unwrap_or(ctx.slots);
+                    let stop = stop_us
+                        .map(|s| us_to_slot(s, ctx.slot_ns))
+                        .unwrap_or(ctx.slots);
                     for src in 0..n {
                         let rate = load * ctx.host_rate[src] / mean_pkts;
                         let gap = Exp::new(rate).map_err(|e| format!("poisson rate: {e}"))?;
-                        let mut r = SmallRng::seed_from_u64(wseed ^ (src as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+                        let mut r = SmallRng::seed_from_u64(
+                            wseed ^ (src as u64).wrapping_mul(0x2545_F491_4F6C_DD1D),
+                        );
                         let next = start + gap.sample(&mut r);
                         plan.poisson.push(PoissonFlows {
                             src: src as EndpointId,
@@ -134,31 +153,62 @@ impl WorkloadPlan {
                         });
                     }
                 }
-                Workload::Stride { k, flow_bytes, start_us } => {
+                Workload::Stride {
+                    k,
+                    flow_bytes,
+                    start_us,
+                } => {
                     let size = packets_for(*flow_bytes as f64, ctx.payload_bytes);
                     let start = us_to_slot(*start_us, ctx.slot_ns);
                     for s in 0..n {
                         let d = (s + *k as usize) % n;
-                        plan.scheduled.push(FlowArrival { start, src: s as EndpointId, dst: d as EndpointId, size, class: 0 });
+                        plan.scheduled.push(FlowArrival {
+                            start,
+                            src: s as EndpointId,
+                            dst: d as EndpointId,
+                            size,
+                            class: 0,
+                        });
                     }
                 }
-                Workload::Random { flow_bytes, start_us } => {
+                Workload::Random {
+                    flow_bytes,
+                    start_us,
+                } => {
                     let size = packets_for(*flow_bytes as f64, ctx.payload_bytes);
                     let start = us_to_slot(*start_us, ctx.slot_ns);
                     for s in 0..n {
                         let d = other_endpoint(&mut rng, n, s as EndpointId);
-                        plan.scheduled.push(FlowArrival { start, src: s as EndpointId, dst: d, size, class: 0 });
+                        plan.scheduled.push(FlowArrival {
+                            start,
+                            src: s as EndpointId,
+                            dst: d,
+                            size,
+                            class: 0,
+                        });
                     }
                 }
-                Workload::RandomBijection { flow_bytes, start_us } => {
+                Workload::RandomBijection {
+                    flow_bytes,
+                    start_us,
+                } => {
                     let size = packets_for(*flow_bytes as f64, ctx.payload_bytes);
                     let start = us_to_slot(*start_us, ctx.slot_ns);
                     let perm = derangement(&mut rng, n);
                     for (s, &d) in perm.iter().enumerate() {
-                        plan.scheduled.push(FlowArrival { start, src: s as EndpointId, dst: d as EndpointId, size, class: 0 });
+                        plan.scheduled.push(FlowArrival {
+                            start,
+                            src: s as EndpointId,
+                            dst: d as EndpointId,
+                            size,
+                            class: 0,
+                        });
                     }
                 }
-                Workload::Shuffle { flow_bytes, start_us } => {
+                Workload::Shuffle {
+                    flow_bytes,
+                    start_us,
+                } => {
                     let size = packets_for(*flow_bytes as f64, ctx.payload_bytes);
                     let start = us_to_slot(*start_us, ctx.slot_ns);
                     for s in 0..n {
@@ -166,7 +216,13 @@ impl WorkloadPlan {
                         dsts.shuffle(&mut rng);
                         let flows = dsts
                             .into_iter()
-                            .map(|d| FlowArrival { start, src: s as EndpointId, dst: d as EndpointId, size, class: 0 })
+                            .map(|d| FlowArrival {
+                                start,
+                                src: s as EndpointId,
+                                dst: d as EndpointId,
+                                size,
+                                class: 0,
+                            })
                             .collect();
                         plan.sequential.push((s as EndpointId, flows));
                     }
@@ -182,9 +238,17 @@ impl WorkloadPlan {
                         });
                     }
                 }
-                Workload::OpenLoop { sources, destination, rate, process, class } => {
+                Workload::OpenLoop {
+                    sources,
+                    destination,
+                    rate,
+                    process,
+                    class,
+                } => {
                     for &src in sources {
-                        let mut r = SmallRng::seed_from_u64(wseed ^ (src as u64).wrapping_mul(0x2545_F491_4F6C_DD1D));
+                        let mut r = SmallRng::seed_from_u64(
+                            wseed ^ (src as u64).wrapping_mul(0x2545_F491_4F6C_DD1D),
+                        );
                         let mut s = OpenLoopStream {
                             src,
                             dst: match destination {
@@ -232,20 +296,41 @@ mod tests {
     use super::*;
 
     fn ctx(n: usize) -> PlanContext {
-        PlanContext { endpoints: n, slot_ns: 1200.0, payload_bytes: 1460, slots: 10_000, seed: 3, host_rate: vec![1.0; n] }
+        PlanContext {
+            endpoints: n,
+            slot_ns: 1200.0,
+            payload_bytes: 1460,
+            slots: 10_000,
+            seed: 3,
+            host_rate: vec![1.0; n],
+        }
     }
 
     #[test]
     fn planck_patterns() {
         let w = vec![
-            Workload::Stride { k: 8, flow_bytes: 1460 * 10, start_us: 0.0 },
-            Workload::RandomBijection { flow_bytes: 1460, start_us: 12.0 },
-            Workload::Shuffle { flow_bytes: 1460, start_us: 0.0 },
+            Workload::Stride {
+                k: 8,
+                flow_bytes: 1460 * 10,
+                start_us: 0.0,
+            },
+            Workload::RandomBijection {
+                flow_bytes: 1460,
+                start_us: 12.0,
+            },
+            Workload::Shuffle {
+                flow_bytes: 1460,
+                start_us: 0.0,
+            },
         ];
         let p = WorkloadPlan::build(&w, &ctx(16)).unwrap();
         let stride: Vec<_> = p.scheduled.iter().filter(|f| f.size == 10).collect();
         assert_eq!(stride.len(), 16);
-        assert!(stride.iter().all(|f| f.dst as usize == (f.src as usize + 8) % 16));
+        assert!(
+            stride
+                .iter()
+                .all(|f| f.dst as usize == (f.src as usize + 8) % 16)
+        );
         let bij: Vec<_> = p.scheduled.iter().filter(|f| f.size == 1).collect();
         assert_eq!(bij.len(), 16);
         assert!(bij.iter().all(|f| f.src != f.dst && f.start == 10));
@@ -254,6 +339,10 @@ mod tests {
         dsts.dedup();
         assert_eq!(dsts.len(), 16, "bijection hits every endpoint once");
         assert_eq!(p.sequential.len(), 16);
-        assert!(p.sequential.iter().all(|(s, fl)| fl.len() == 15 && fl.iter().all(|f| f.dst != *s)));
+        assert!(
+            p.sequential
+                .iter()
+                .all(|(s, fl)| fl.len() == 15 && fl.iter().all(|f| f.dst != *s))
+        );
     }
 }

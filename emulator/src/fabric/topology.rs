@@ -66,26 +66,55 @@ fn invalid<T>(msg: impl Into<String>) -> Result<T, TopologyError> {
 
 impl Topology {
     fn add_switch(&mut self, name: String, group: u32) -> u32 {
-        self.switches.push(Switch { name, group, ports: Vec::new() });
+        self.switches.push(Switch {
+            name,
+            group,
+            ports: Vec::new(),
+        });
         (self.switches.len() - 1) as u32
     }
     fn attach_endpoint(&mut self, name: String, switch: u32, link: LinkParams) {
         let id = self.endpoints.len() as EndpointId;
         let sw = &mut self.switches[switch as usize];
         let port = sw.ports.len() as PortId;
-        sw.ports.push(SwitchPort { peer: Peer::Endpoint(id), link });
-        self.endpoints.push(Endpoint { name, switch, port, link });
+        sw.ports.push(SwitchPort {
+            peer: Peer::Endpoint(id),
+            link,
+        });
+        self.endpoints.push(Endpoint {
+            name,
+            switch,
+            port,
+            link,
+        });
     }
     fn connect_switches(&mut self, a: u32, b: u32, link: LinkParams) {
         let pa = self.switches[a as usize].ports.len() as PortId;
         let pb = self.switches[b as usize].ports.len() as PortId;
-        self.switches[a as usize].ports.push(SwitchPort { peer: Peer::Switch { switch: b, port: pb }, link });
-        self.switches[b as usize].ports.push(SwitchPort { peer: Peer::Switch { switch: a, port: pa }, link });
+        self.switches[a as usize].ports.push(SwitchPort {
+            peer: Peer::Switch {
+                switch: b,
+                port: pb,
+            },
+            link,
+        });
+        self.switches[b as usize].ports.push(SwitchPort {
+            peer: Peer::Switch {
+                switch: a,
+                port: pa,
+            },
+            link,
+        });
     }
 
     /// `racks` racks of `hosts` endpoints, each rack behind a ToR; with more than
     /// one rack the ToRs join one aggregation switch (Flexplane's topology).
-    pub fn racks(racks: u32, hosts: u32, host: LinkParams, uplink: LinkParams) -> Result<Self, TopologyError> {
+    pub fn racks(
+        racks: u32,
+        hosts: u32,
+        host: LinkParams,
+        uplink: LinkParams,
+    ) -> Result<Self, TopologyError> {
         if racks == 0 || hosts == 0 {
             return invalid("racks and hosts_per_rack must be >= 1");
         }
@@ -109,7 +138,7 @@ impl Topology {
     /// k-ary fat tree (Al-Fares et al.): k pods of k/2 edge and k/2 aggregation
     /// switches, (k/2)^2 core switches, k^3/4 hosts.
     pub fn fat_tree(k: u32, link: LinkParams) -> Result<Self, TopologyError> {
-        if k < 2 || k % 2 != 0 || k > 48 {
+        if k < 2 || !k.is_multiple_of(2) || k > 48 {
             return invalid(format!("fat tree k must be even and in 2..=48, got {k}"));
         }
         let h = k / 2;
@@ -141,12 +170,20 @@ impl Topology {
         for pod in 0..k {
             for e in 0..h {
                 for a in 0..h {
-                    t.connect_switches(edges[(pod * h + e) as usize], aggs[(pod * h + a) as usize], link);
+                    t.connect_switches(
+                        edges[(pod * h + e) as usize],
+                        aggs[(pod * h + a) as usize],
+                        link,
+                    );
                 }
             }
             for a in 0..h {
                 for j in 0..h {
-                    t.connect_switches(aggs[(pod * h + a) as usize], cores[(a * h + j) as usize], link);
+                    t.connect_switches(
+                        aggs[(pod * h + a) as usize],
+                        cores[(a * h + j) as usize],
+                        link,
+                    );
                 }
             }
         }
@@ -188,7 +225,16 @@ impl Topology {
         let mut t = Topology::default();
         for (i, s) in doc.switches.iter().enumerate() {
             let id = t.add_switch(s.name.clone(), s.group.unwrap_or(i as u32));
-            if names.insert(&s.name, Peer::Switch { switch: id, port: 0 }).is_some() {
+            if names
+                .insert(
+                    &s.name,
+                    Peer::Switch {
+                        switch: id,
+                        port: 0,
+                    },
+                )
+                .is_some()
+            {
                 return invalid(format!("duplicate node name '{}'", s.name));
             }
         }
@@ -204,8 +250,12 @@ impl Topology {
                 buffer_pkts: l.buffer_pkts.unwrap_or(default.buffer_pkts),
                 latency_slots: l.latency_slots.unwrap_or(default.latency_slots),
             };
-            let a = *names.get(l.a.as_str()).ok_or_else(|| TopologyError::Invalid(format!("link names unknown node '{}'", l.a)))?;
-            let b = *names.get(l.b.as_str()).ok_or_else(|| TopologyError::Invalid(format!("link names unknown node '{}'", l.b)))?;
+            let a = *names.get(l.a.as_str()).ok_or_else(|| {
+                TopologyError::Invalid(format!("link names unknown node '{}'", l.a))
+            })?;
+            let b = *names.get(l.b.as_str()).ok_or_else(|| {
+                TopologyError::Invalid(format!("link names unknown node '{}'", l.b))
+            })?;
             match (a, b) {
                 (Peer::Switch { switch: x, .. }, Peer::Switch { switch: y, .. }) => {
                     if x == y {
@@ -213,14 +263,21 @@ impl Topology {
                     }
                     t.connect_switches(x, y, link)
                 }
-                (Peer::Endpoint(e), Peer::Switch { switch, .. }) | (Peer::Switch { switch, .. }, Peer::Endpoint(e)) => {
+                (Peer::Endpoint(e), Peer::Switch { switch, .. })
+                | (Peer::Switch { switch, .. }, Peer::Endpoint(e)) => {
                     if attached[e as usize].is_some() {
-                        return invalid(format!("endpoint '{}' has more than one link", doc.endpoints[e as usize]));
+                        return invalid(format!(
+                            "endpoint '{}' has more than one link",
+                            doc.endpoints[e as usize]
+                        ));
                     }
                     attached[e as usize] = Some((switch, link));
                 }
                 (Peer::Endpoint(_), Peer::Endpoint(_)) => {
-                    return invalid(format!("link {} - {} joins two endpoints; endpoints attach to switches", l.a, l.b));
+                    return invalid(format!(
+                        "link {} - {} joins two endpoints; endpoints attach to switches",
+                        l.a, l.b
+                    ));
                 }
             }
         }
@@ -252,8 +309,15 @@ impl Topology {
         }
         let d = self.switch_distances();
         for e in &self.endpoints {
-            if let Some(other) = self.endpoints.iter().find(|o| d[o.switch as usize][e.switch as usize] == u32::MAX) {
-                return invalid(format!("endpoint '{}' cannot reach '{}'", other.name, e.name));
+            if let Some(other) = self
+                .endpoints
+                .iter()
+                .find(|o| d[o.switch as usize][e.switch as usize] == u32::MAX)
+            {
+                return invalid(format!(
+                    "endpoint '{}' cannot reach '{}'",
+                    other.name, e.name
+                ));
             }
         }
         Ok(())
@@ -269,11 +333,11 @@ impl Topology {
                 let mut q = VecDeque::from([target]);
                 while let Some(s) = q.pop_front() {
                     for p in &self.switches[s].ports {
-                        if let Peer::Switch { switch, .. } = p.peer {
-                            if dist[switch as usize] == u32::MAX {
-                                dist[switch as usize] = dist[s] + 1;
-                                q.push_back(switch as usize);
-                            }
+                        if let Peer::Switch { switch, .. } = p.peer
+                            && dist[switch as usize] == u32::MAX
+                        {
+                            dist[switch as usize] = dist[s] + 1;
+                            q.push_back(switch as usize);
                         }
                     }
                 }
@@ -291,16 +355,21 @@ impl Topology {
             .map(|(s, sw)| {
                 self.endpoints
                     .iter()
-                    .enumerate()
-                    .map(|(_, ep)| {
+                    .map(|ep| {
                         if ep.switch as usize == s {
                             return vec![ep.port];
                         }
                         let to = &d[ep.switch as usize];
+                        let closer = |p: &SwitchPort| match p.peer {
+                            Peer::Switch { switch, .. } => {
+                                to[switch as usize] != u32::MAX && to[switch as usize] + 1 == to[s]
+                            }
+                            Peer::Endpoint(_) => false,
+                        };
                         sw.ports
                             .iter()
                             .enumerate()
-                            .filter(|(_, p)| matches!(p.peer, Peer::Switch { switch, .. } if to[switch as usize] != u32::MAX && to[switch as usize] + 1 == to[s]))
+                            .filter(|(_, p)| closer(p))
                             .map(|(i, _)| i as PortId)
                             .collect()
                     })
@@ -346,13 +415,22 @@ impl Topology {
 
 fn check_link(l: &LinkParams, at: &str) -> Result<(), TopologyError> {
     if !(l.gbps.is_finite() && l.gbps > 0.0 && l.gbps <= 10_000.0) {
-        return invalid(format!("link at '{at}': gbps must be in (0, 10000], got {}", l.gbps));
+        return invalid(format!(
+            "link at '{at}': gbps must be in (0, 10000], got {}",
+            l.gbps
+        ));
     }
     if l.buffer_pkts == 0 || l.buffer_pkts > 1_000_000 {
-        return invalid(format!("link at '{at}': buffer_pkts must be in 1..=1000000, got {}", l.buffer_pkts));
+        return invalid(format!(
+            "link at '{at}': buffer_pkts must be in 1..=1000000, got {}",
+            l.buffer_pkts
+        ));
     }
     if l.latency_slots == 0 || l.latency_slots > 100_000 {
-        return invalid(format!("link at '{at}': latency_slots must be in 1..=100000, got {}", l.latency_slots));
+        return invalid(format!(
+            "link at '{at}': latency_slots must be in 1..=100000, got {}",
+            l.latency_slots
+        ));
     }
     Ok(())
 }
@@ -360,7 +438,11 @@ fn check_link(l: &LinkParams, at: &str) -> Result<(), TopologyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    const L: LinkParams = LinkParams { gbps: 10.0, buffer_pkts: 64, latency_slots: 1 };
+    const L: LinkParams = LinkParams {
+        gbps: 10.0,
+        buffer_pkts: 64,
+        latency_slots: 1,
+    };
 
     #[test]
     fn fat_tree_k4_shape_and_ecmp() {
@@ -393,14 +475,31 @@ mod tests {
         let ok = r#"{"switches":[{"name":"s"}],"endpoints":["a","b"],"links":[{"a":"a","b":"s"},{"a":"s","b":"b","gbps":40}]}"#;
         let t = Topology::from_json(ok, L).unwrap();
         assert_eq!(t.switches[0].ports[1].link.gbps, 40.0);
-        let bad = r#"{"switches":[{"name":"s"}],"endpoints":["a","b"],"links":[{"a":"a","b":"s"}]}"#;
+        let bad =
+            r#"{"switches":[{"name":"s"}],"endpoints":["a","b"],"links":[{"a":"a","b":"s"}]}"#;
         let e = Topology::from_json(bad, L).unwrap_err().to_string();
         assert!(e.contains("'b' has no link"), "{e}");
-        let unknown = r#"{"switches":[{"name":"s"}],"endpoints":["a","b"],"links":[{"a":"a","b":"x"}]}"#;
-        assert!(Topology::from_json(unknown, L).unwrap_err().to_string().contains("unknown node 'x'"));
+        let unknown =
+            r#"{"switches":[{"name":"s"}],"endpoints":["a","b"],"links":[{"a":"a","b":"x"}]}"#;
+        assert!(
+            Topology::from_json(unknown, L)
+                .unwrap_err()
+                .to_string()
+                .contains("unknown node 'x'")
+        );
         let split = r#"{"switches":[{"name":"s"},{"name":"t"}],"endpoints":["a","b"],"links":[{"a":"a","b":"s"},{"a":"b","b":"t"}]}"#;
-        assert!(Topology::from_json(split, L).unwrap_err().to_string().contains("cannot reach"));
+        assert!(
+            Topology::from_json(split, L)
+                .unwrap_err()
+                .to_string()
+                .contains("cannot reach")
+        );
         let zero = r#"{"switches":[{"name":"s"}],"endpoints":["a","b"],"links":[{"a":"a","b":"s","buffer_pkts":0},{"a":"s","b":"b"}]}"#;
-        assert!(Topology::from_json(zero, L).unwrap_err().to_string().contains("buffer_pkts"));
+        assert!(
+            Topology::from_json(zero, L)
+                .unwrap_err()
+                .to_string()
+                .contains("buffer_pkts")
+        );
     }
 }

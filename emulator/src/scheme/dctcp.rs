@@ -1,7 +1,7 @@
 //! DCTCP marking: CE-mark ECN-capable packets that arrive to a queue at or above K.
 
-use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use super::route::TableRoute;
+use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use crate::packet::{CE, ECT, Packet, PortId, QueueId, Slot};
 
 #[derive(Clone, Copy, Debug)]
@@ -12,7 +12,14 @@ pub struct DctcpEnqueue {
 
 impl Enqueue for DctcpEnqueue {
     #[inline]
-    fn enqueue(&mut self, mut pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, _now: Slot) -> Admission {
+    fn enqueue(
+        &mut self,
+        mut pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        _now: Slot,
+    ) -> Admission {
         let pq = bank.port(port);
         if pq.is_full() {
             return Admission::Dropped;
@@ -22,7 +29,11 @@ impl Enqueue for DctcpEnqueue {
             pkt.flags |= CE;
         }
         pq.push(queue, pkt);
-        if mark { Admission::Marked } else { Admission::Accepted }
+        if mark {
+            Admission::Marked
+        } else {
+            Admission::Accepted
+        }
     }
 }
 

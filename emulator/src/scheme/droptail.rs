@@ -1,7 +1,7 @@
 //! DropTail: accept while the port buffer has room, else drop the arriving packet.
 
-use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use super::route::TableRoute;
+use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use crate::packet::{Packet, PortId, QueueId, Slot};
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -9,7 +9,14 @@ pub struct DropTailEnqueue;
 
 impl Enqueue for DropTailEnqueue {
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, _now: Slot) -> Admission {
+    fn enqueue(
+        &mut self,
+        pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        _now: Slot,
+    ) -> Admission {
         let pq = bank.port(port);
         if pq.is_full() {
             return Admission::Dropped;

@@ -4,8 +4,8 @@
 
 use std::collections::VecDeque;
 
-use super::{Admission, Classify, Enqueue, PatternRouter, QueueBank, RouterPorts, Schedule};
 use super::route::{TableRoute, flow_hash};
+use super::{Admission, Classify, Enqueue, PatternRouter, QueueBank, RouterPorts, Schedule};
 use crate::packet::{Packet, PortId, QueueId, Slot};
 
 #[derive(Clone, Copy, Debug)]
@@ -27,14 +27,26 @@ impl Classify for FlowClassify {
 pub struct LongestQueueDrop;
 
 impl Enqueue for LongestQueueDrop {
-    fn enqueue(&mut self, pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, _now: Slot) -> Admission {
+    fn enqueue(
+        &mut self,
+        pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        _now: Slot,
+    ) -> Admission {
         let pq = bank.port(port);
         if !pq.is_full() {
             pq.push(queue, pkt);
             return Admission::Accepted;
         }
-        let (longest, len) =
-            pq.queues.iter().enumerate().map(|(i, q)| (i, q.len())).max_by_key(|&(_, l)| l).unwrap_or((0, 0));
+        let (longest, len) = pq
+            .queues
+            .iter()
+            .enumerate()
+            .map(|(i, q)| (i, q.len()))
+            .max_by_key(|&(_, l)| l)
+            .unwrap_or((0, 0));
         if longest == queue as usize || len == 0 {
             return Admission::Dropped;
         }

@@ -3,8 +3,8 @@
 //! CE-marked when the phantom queue exceeds `threshold`, so senders back off
 //! before a real queue builds and the link runs with bandwidth headroom.
 
-use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use super::route::TableRoute;
+use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use crate::packet::{CE, ECT, Packet, PortId, QueueId, Slot};
 
 pub struct PhantomQueueMarker {
@@ -18,7 +18,12 @@ pub struct PhantomQueueMarker {
 
 impl PhantomQueueMarker {
     pub fn new(ports: usize, gamma: f64, threshold: f64) -> Self {
-        PhantomQueueMarker { gamma, threshold, level: vec![0.0; ports], last: vec![0; ports] }
+        PhantomQueueMarker {
+            gamma,
+            threshold,
+            level: vec![0.0; ports],
+            last: vec![0; ports],
+        }
     }
     pub fn level(&self, port: PortId) -> f64 {
         self.level[port as usize]
@@ -27,7 +32,14 @@ impl PhantomQueueMarker {
 
 impl Enqueue for PhantomQueueMarker {
     #[inline]
-    fn enqueue(&mut self, mut pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, now: Slot) -> Admission {
+    fn enqueue(
+        &mut self,
+        mut pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        now: Slot,
+    ) -> Admission {
         let p = port as usize;
         let drained = self.gamma * (now - self.last[p]) as f64;
         self.last[p] = now;
@@ -41,7 +53,11 @@ impl Enqueue for PhantomQueueMarker {
             pkt.flags |= CE;
         }
         pq.push(queue, pkt);
-        if mark { Admission::Marked } else { Admission::Accepted }
+        if mark {
+            Admission::Marked
+        } else {
+            Admission::Accepted
+        }
     }
 }
 

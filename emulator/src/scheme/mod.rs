@@ -48,7 +48,11 @@ impl PortQueues {
         if queues == 1 {
             q[0].reserve(capacity as usize);
         }
-        PortQueues { queues: q, len: 0, capacity }
+        PortQueues {
+            queues: q,
+            len: 0,
+            capacity,
+        }
     }
     #[inline]
     pub fn is_full(&self) -> bool {
@@ -86,7 +90,12 @@ pub struct QueueBank {
 
 impl QueueBank {
     pub fn new(buffers: &[u32], queues_per_port: usize) -> Self {
-        QueueBank { ports: buffers.iter().map(|&b| PortQueues::new(queues_per_port, b)).collect() }
+        QueueBank {
+            ports: buffers
+                .iter()
+                .map(|&b| PortQueues::new(queues_per_port, b))
+                .collect(),
+        }
     }
     #[inline]
     pub fn port(&mut self, port: PortId) -> &mut PortQueues {
@@ -114,8 +123,14 @@ pub trait Classify {
 
 /// Enqueue stage (queue management): admit, drop or mark, and store the packet.
 pub trait Enqueue {
-    fn enqueue(&mut self, pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, now: Slot)
-    -> Admission;
+    fn enqueue(
+        &mut self,
+        pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        now: Slot,
+    ) -> Admission;
 }
 
 /// Schedule stage: pick the next packet to send on a port, if any.
@@ -146,7 +161,9 @@ pub struct PortSet {
 
 impl PortSet {
     pub fn new(ports: usize) -> Self {
-        PortSet { words: vec![0; ports.div_ceil(64)] }
+        PortSet {
+            words: vec![0; ports.div_ceil(64)],
+        }
     }
     #[inline]
     pub fn insert(&mut self, port: PortId) {
@@ -174,7 +191,15 @@ impl<R: Route, C: Classify, E: Enqueue, S: Schedule> PatternRouter<R, C, E, S> {
         let bank = QueueBank::new(&ports.buffers, classify.queues_per_port());
         let counters = vec![PortCounters::default(); ports.buffers.len()];
         let busy = PortSet::new(ports.buffers.len());
-        PatternRouter { route, classify, enqueue, schedule, bank, counters, busy }
+        PatternRouter {
+            route,
+            classify,
+            enqueue,
+            schedule,
+            bank,
+            counters,
+            busy,
+        }
     }
 }
 

@@ -22,7 +22,11 @@ impl PFabricRouter {
     pub fn new(ports: &RouterPorts, route: TableRoute) -> Self {
         PFabricRouter {
             route,
-            buffers: ports.buffers.iter().map(|&b| Vec::with_capacity(b as usize)).collect(),
+            buffers: ports
+                .buffers
+                .iter()
+                .map(|&b| Vec::with_capacity(b as usize))
+                .collect(),
             capacity: ports.buffers.clone(),
             counters: vec![PortCounters::default(); ports.buffers.len()],
             busy: PortSet::new(ports.buffers.len()),
@@ -42,7 +46,11 @@ impl Router for PFabricRouter {
             return;
         }
         // Full: the worst of (buffer + arrival) goes; ties drop the later arrival.
-        let worst = buf.iter().enumerate().max_by_key(|&(i, p)| (p.prio, i)).map(|(i, p)| (i, p.prio));
+        let worst = buf
+            .iter()
+            .enumerate()
+            .max_by_key(|&(i, p)| (p.prio, i))
+            .map(|(i, p)| (i, p.prio));
         match worst {
             Some((i, prio)) if prio > pkt.prio => {
                 buf.remove(i);

@@ -4,8 +4,8 @@
 //! the lowest non-empty class below its own, so low classes cannot hold the
 //! buffer against high ones.
 
-use super::{Admission, Classify, Enqueue, PatternRouter, QueueBank, RouterPorts, Schedule};
 use super::route::TableRoute;
+use super::{Admission, Classify, Enqueue, PatternRouter, QueueBank, RouterPorts, Schedule};
 use crate::packet::{Packet, PortId, QueueId, Slot};
 
 pub const MAX_PRIORITY_QUEUES: usize = 64;
@@ -30,7 +30,14 @@ pub struct PriorityPushOut;
 
 impl Enqueue for PriorityPushOut {
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, _now: Slot) -> Admission {
+    fn enqueue(
+        &mut self,
+        pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        _now: Slot,
+    ) -> Admission {
         let pq = bank.port(port);
         if !pq.is_full() {
             pq.push(queue, pkt);
@@ -61,8 +68,15 @@ impl Schedule for StrictPrioritySchedule {
     }
 }
 
-pub type PriorityRouter = PatternRouter<TableRoute, PriorityClassify, PriorityPushOut, StrictPrioritySchedule>;
+pub type PriorityRouter =
+    PatternRouter<TableRoute, PriorityClassify, PriorityPushOut, StrictPrioritySchedule>;
 
 pub fn router(ports: &RouterPorts, route: TableRoute, queues: u16) -> PriorityRouter {
-    PatternRouter::new(ports, route, PriorityClassify { queues }, PriorityPushOut, StrictPrioritySchedule)
+    PatternRouter::new(
+        ports,
+        route,
+        PriorityClassify { queues },
+        PriorityPushOut,
+        StrictPrioritySchedule,
+    )
 }

@@ -7,8 +7,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use super::route::TableRoute;
+use super::{Admission, Enqueue, FifoSchedule, PatternRouter, QueueBank, RouterPorts, SingleQueue};
 use crate::packet::{CE, ECT, Packet, PortId, QueueId, Slot};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -44,13 +44,24 @@ pub struct RedEnqueue {
 
 impl RedEnqueue {
     pub fn new(params: RedParams, ports: usize, seed: u64) -> Self {
-        RedEnqueue { params, avg: vec![0.0; ports], rng: SmallRng::seed_from_u64(seed) }
+        RedEnqueue {
+            params,
+            avg: vec![0.0; ports],
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 }
 
 impl Enqueue for RedEnqueue {
     #[inline]
-    fn enqueue(&mut self, mut pkt: Packet, port: PortId, queue: QueueId, bank: &mut QueueBank, _now: Slot) -> Admission {
+    fn enqueue(
+        &mut self,
+        mut pkt: Packet,
+        port: PortId,
+        queue: QueueId,
+        bank: &mut QueueBank,
+        _now: Slot,
+    ) -> Admission {
         let pq = bank.port(port);
         let avg = &mut self.avg[port as usize];
         *avg += self.params.weight * (pq.len as f64 - *avg);

@@ -38,7 +38,11 @@ impl Route for TableRoute {
     #[inline]
     fn route(&mut self, pkt: &Packet, _in_port: PortId) -> PortId {
         let (off, n) = self.entries[pkt.dst as usize];
-        let i = if n == 1 { 0 } else { flow_hash(pkt.flow) % n as u32 };
+        let i = if n == 1 {
+            0
+        } else {
+            flow_hash(pkt.flow) % n as u32
+        };
         self.ports[(off + i) as usize]
     }
 }
