@@ -193,3 +193,25 @@ fn stress_rejects_bad_arguments() {
         .failure()
         .stderr(predicate::str::contains("unknown scheme"));
 }
+
+#[test]
+fn shipped_example_configs_run() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name == "dumbbell.json" {
+            continue;
+        }
+        let mut cfg = planck_emu::config::Config::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        // A short slice of each keeps the suite fast; it still exercises the whole path.
+        cfg.emulation.duration_us = cfg.emulation.duration_us.min(20_000.0);
+        cfg.output.dir = None;
+        let r = planck_emu::experiment::run_config(&cfg).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(r.summary.router_packets > 0, "{name} moved no packets");
+        seen += 1;
+    }
+    assert_eq!(seen, 5);
+}
