@@ -218,9 +218,10 @@ fn worker<R: Router>(
                     break;
                 }
                 spins += 1;
-                // Spin briefly (the peer is usually a few hundred ns away), then
-                // give the core away: on a shared machine the peer may be descheduled.
-                if spins > 32 {
+                // Spin (the peer is usually well under a microsecond away), and
+                // only then give the core away: a yield on a busy machine can
+                // cost a whole scheduler quantum.
+                if spins > 20_000 {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();
