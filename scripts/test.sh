@@ -11,13 +11,16 @@ fi
 
 scripts/deps.sh
 
-echo "== Java: mvn install (unit, component and REST tests, .oar) =="
+start=$SECONDS
+stage() { echo "== $* ($((SECONDS - start)) s elapsed) =="; }
+
+stage "Java: mvn install (unit, component and REST tests, .oar)"
 mvn -B -q -ntp install
 
-echo "== Rust: cargo test (release) =="
+stage "Rust: cargo test (release)"
 cargo test --workspace --release
 
-echo "== System tests =="
+stage "System tests"
 failed=0
 passed=0
 for t in src/test/system/*.sh; do
@@ -30,5 +33,6 @@ for t in src/test/system/*.sh; do
         failed=$((failed + 1))
     fi
 done
+stage "done"
 echo "system: ${passed} passed, ${failed} failed"
 [ "$failed" -eq 0 ]
