@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 
+use crate::capture::FrameMeta;
+use crate::capture::afpacket::DELIVERY_BATCH;
 use crate::decode::{DecodeError, Decoder, PacketSample, Record, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
@@ -51,6 +53,29 @@ pub struct CapturedFrame<'a> {
     /// Switch of the capture interface, for frames without an RSPAN VLAN.
     pub iface_switch: Option<SwitchIdx>,
     pub data: &'a [u8],
+}
+
+impl<'a> CapturedFrame<'a> {
+    /// A ring delivery (up to DELIVERY_BATCH frames) as worker input; the first
+    /// `batch.len()` entries are the frames, in order.
+    #[inline]
+    pub fn from_ring(
+        batch: &[(FrameMeta, &'a [u8])],
+        iface_switch: Option<SwitchIdx>,
+    ) -> [CapturedFrame<'a>; DELIVERY_BATCH] {
+        let mut out = [CapturedFrame {
+            ts_ns: 0,
+            vlan_hint: None,
+            iface_switch,
+            data: &[],
+        }; DELIVERY_BATCH];
+        for (o, (meta, data)) in out.iter_mut().zip(batch) {
+            o.ts_ns = meta.ts_ns;
+            o.vlan_hint = meta.vlan;
+            o.data = data;
+        }
+        out
+    }
 }
 
 /// A frame decoded and keyed, not yet applied to any state.
@@ -183,7 +208,12 @@ impl<D: Decoder> Worker<D> {
 
     /// Decode a frame and find the flow it updates: no state changes.
     #[inline]
-    fn stage(&self, vlan_hint: Option<u16>, iface_switch: Option<SwitchIdx>, frame: &[u8]) -> Staged {
+    fn stage(
+        &self,
+        vlan_hint: Option<u16>,
+        iface_switch: Option<SwitchIdx>,
+        frame: &[u8],
+    ) -> Staged {
         let p = match self.decoder.decode(frame, vlan_hint) {
             Ok(Record::Packet(p)) => p,
             Err(e) => return Staged::Skipped(e),
@@ -202,14 +232,22 @@ impl<D: Decoder> Worker<D> {
         };
         let key = FlowKey { switch, tuple };
         let hash = self.flows.hash(&key);
-        Staged::Flow { sample: p, key, hash }
+        Staged::Flow {
+            sample: p,
+            key,
+            hash,
+        }
     }
 
     #[inline]
     fn apply(&mut self, ts_ns: u64, staged: &Staged) {
         self.counters.packets += 1;
         match *staged {
-            Staged::Flow { ref sample, key, hash } => self.on_packet(ts_ns, sample, key, hash),
+            Staged::Flow {
+                ref sample,
+                key,
+                hash,
+            } => self.on_packet(ts_ns, sample, key, hash),
             Staged::Skipped(DecodeError::Malformed(_)) => self.counters.decode_errors += 1,
             Staged::Skipped(DecodeError::NotIp) => self.counters.non_ip += 1,
             Staged::UnknownSwitch => self.counters.unknown_vlan += 1,
@@ -313,7 +351,9 @@ impl<D: Decoder> Worker<D> {
         is_tcp: bool,
     ) -> Option<u32> {
         let port = self.map.port_for(key.switch, &mac).unwrap_or(NO_PORT);
-        let Some(slot) = self.flows.get_or_insert_hashed(hash, key, mac, port, is_tcp, ts_ns)
+        let Some(slot) = self
+            .flows
+            .get_or_insert_hashed(hash, key, mac, port, is_tcp, ts_ns)
         else {
             self.counters.flow_table_full += 1;
             return None;
