@@ -8,7 +8,7 @@ use arc_swap::ArcSwap;
 
 use crate::capture::FrameMeta;
 use crate::capture::afpacket::DELIVERY_BATCH;
-use crate::decode::{DecodeError, Decoder, PacketSample, Record, Transport};
+use crate::decode::{DecodeError, Decoder, Record, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
 use crate::flow::estimator::{SampleOutcome, WindowParams};
@@ -81,10 +81,14 @@ impl<'a> CapturedFrame<'a> {
 /// A frame decoded and keyed, not yet applied to any state.
 #[derive(Clone, Copy, Debug)]
 enum Staged {
+    /// What the flow's state needs from the sample: its key (and hash), the transport
+    /// header and the MAC the flow's data goes to (kept small: staged groups are
+    /// copied around).
     Flow {
-        sample: PacketSample,
         key: FlowKey,
         hash: u64,
+        transport: Transport,
+        data_mac: [u8; 6],
     },
     Skipped(DecodeError),
     UnknownSwitch,
@@ -225,17 +229,19 @@ impl<D: Decoder> Worker<D> {
         let Some(switch) = switch else {
             return Staged::UnknownSwitch;
         };
-        // A pure ACK's ack number measures the reverse direction.
-        let tuple = match p.transport {
-            Transport::Tcp(seg) if seg.is_pure_ack() => p.tuple.reversed(),
-            _ => p.tuple,
+        // A pure ACK's ack number measures the reverse direction, whose frames go to
+        // this ack's source MAC.
+        let (tuple, data_mac) = match p.transport {
+            Transport::Tcp(seg) if seg.is_pure_ack() => (p.tuple.reversed(), p.src_mac),
+            _ => (p.tuple, p.dst_mac),
         };
         let key = FlowKey { switch, tuple };
         let hash = self.flows.hash(&key);
         Staged::Flow {
-            sample: p,
             key,
             hash,
+            transport: p.transport,
+            data_mac,
         }
     }
 
@@ -244,10 +250,11 @@ impl<D: Decoder> Worker<D> {
         self.counters.packets += 1;
         match *staged {
             Staged::Flow {
-                ref sample,
                 key,
                 hash,
-            } => self.on_packet(ts_ns, sample, key, hash),
+                transport,
+                data_mac,
+            } => self.on_packet(ts_ns, key, hash, transport, data_mac),
             Staged::Skipped(DecodeError::Malformed(_)) => self.counters.decode_errors += 1,
             Staged::Skipped(DecodeError::NotIp) => self.counters.non_ip += 1,
             Staged::UnknownSwitch => self.counters.unknown_vlan += 1,
@@ -255,13 +262,19 @@ impl<D: Decoder> Worker<D> {
     }
 
     #[inline]
-    fn on_packet(&mut self, ts_ns: u64, p: &PacketSample, key: FlowKey, hash: u64) {
+    fn on_packet(
+        &mut self,
+        ts_ns: u64,
+        key: FlowKey,
+        hash: u64,
+        transport: Transport,
+        data_mac: [u8; 6],
+    ) {
         let switch = key.switch;
         let params = self.cfg.window;
-        match p.transport {
+        match transport {
             Transport::Tcp(seg) if seg.is_pure_ack() => {
-                // The reverse direction's frames go to this ack's source MAC.
-                let Some(slot) = self.flow_slot(key, hash, p.src_mac, ts_ns, true) else {
+                let Some(slot) = self.flow_slot(key, hash, data_mac, ts_ns, true) else {
                     return;
                 };
                 let (o, _) = self
@@ -274,7 +287,7 @@ impl<D: Decoder> Worker<D> {
                 }
             }
             Transport::Tcp(seg) => {
-                let Some(slot) = self.flow_slot(key, hash, p.dst_mac, ts_ns, true) else {
+                let Some(slot) = self.flow_slot(key, hash, data_mac, ts_ns, true) else {
                     return;
                 };
                 let ratio = self.ratio_or_default(switch);
@@ -304,7 +317,7 @@ impl<D: Decoder> Worker<D> {
                 }
             }
             Transport::Udp { payload_len } | Transport::Other { payload_len } => {
-                let Some(slot) = self.flow_slot(key, hash, p.dst_mac, ts_ns, false) else {
+                let Some(slot) = self.flow_slot(key, hash, data_mac, ts_ns, false) else {
                     return;
                 };
                 let ratio = self.ratio_or_default(switch);
