@@ -17,7 +17,7 @@ use planck_collector::capture::afpacket::{PacketRing, RingConfig, interface_inde
 use planck_collector::decode::MirroredFrameDecoder;
 use planck_collector::detect::DetectionSettings;
 use planck_collector::forwarding::{CompiledMap, StaticSwitches};
-use planck_collector::pipeline::{Worker, WorkerConfig};
+use planck_collector::pipeline::{CapturedFrame, Worker, WorkerConfig};
 
 const FLOWS: usize = 100_000;
 const BATCH: usize = 64;
@@ -143,8 +143,10 @@ fn main() {
     // Warm up, then measure.
     let warm = Instant::now() + Duration::from_millis(500);
     while Instant::now() < warm {
-        ring.poll_once(10, |m, f| worker.on_frame(m.ts_ns, m.vlan, Some(0), f))
-            .unwrap();
+        ring.poll_once(10, |b| {
+            worker.on_frames(&CapturedFrame::from_ring(b, Some(0))[..b.len()])
+        })
+        .unwrap();
     }
     let _ = ring.take_stats();
     let sent0 = sent.load(Ordering::Relaxed);
@@ -154,7 +156,7 @@ fn main() {
     let end = start + Duration::from_secs(secs);
     while Instant::now() < end {
         processed += ring
-            .poll_once(10, |m, f| worker.on_frame(m.ts_ns, m.vlan, Some(0), f))
+            .poll_once(10, |b| worker.on_frames(&CapturedFrame::from_ring(b, Some(0))[..b.len()]))
             .unwrap() as u64;
         worker.tick(m_now());
     }

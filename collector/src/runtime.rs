@@ -15,7 +15,7 @@ use crate::export::event::now_ns;
 use crate::export::{ExportConfig, Exporter};
 use crate::forwarding::CompiledMap;
 use crate::metrics::Metrics;
-use crate::pipeline::{Worker, WorkerConfig};
+use crate::pipeline::{CapturedFrame, Worker, WorkerConfig};
 use crate::replay::load_forwarding;
 
 pub fn run(cfg: Config) -> Result<(), String> {
@@ -134,8 +134,10 @@ pub fn run(cfg: Config) -> Result<(), String> {
                 let mut last_stats = Instant::now();
                 let mut res = Ok(());
                 while !stop.load(Ordering::Relaxed) {
-                    if let Err(e) = ring.poll_once(1, |meta, frame| {
-                        worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, frame)
+                    if let Err(e) = ring.poll_once(1, |batch| {
+                        worker.on_frames(
+                            &CapturedFrame::from_ring(batch, iface_switch)[..batch.len()],
+                        )
                     }) {
                         res = Err(e);
                         break;

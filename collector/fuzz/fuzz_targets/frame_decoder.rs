@@ -1,5 +1,5 @@
 //! Frame decoder and the worker behind it: no input may panic, and what the decoder
-//! accepts must be self-consistent.
+//! accepts must be self-consistent and the same as what etherparse's slicing gives.
 #![no_main]
 
 use std::sync::{Arc, OnceLock};
@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use arc_swap::ArcSwap;
 use libfuzzer_sys::fuzz_target;
-use planck_collector::decode::{frame::decode_frame, MirroredFrameDecoder, Transport};
+use planck_collector::decode::{frame::{decode_frame, decode_frame_sliced}, MirroredFrameDecoder, Transport};
 use planck_collector::detect::DetectionSettings;
 use planck_collector::forwarding::{CompiledMap, StaticSwitches};
 use planck_collector::pipeline::{Worker, WorkerConfig};
@@ -29,7 +29,10 @@ fuzz_target!(|data: &[u8]| {
         [a, b, rest @ ..] => ((*a & 1 == 1).then_some((*a as u16 >> 1) & 0x0fff), *b as u64, rest),
         _ => (None, 0, data),
     };
-    if let Ok(s) = decode_frame(frame, hint) {
+    let decoded = decode_frame(frame, hint);
+    // The fast path must agree with etherparse's slicing on every input.
+    assert_eq!(decoded, decode_frame_sliced(frame, hint));
+    if let Ok(s) = decoded {
         if let Some(v) = hint {
             assert_eq!(s.vlan, Some(v));
         }

@@ -8,6 +8,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::FrameMeta;
 
+/// Most frames handed to the worker at once by [`PacketRing::poll_once`].
+pub const DELIVERY_BATCH: usize = 64;
+
 const SOL_PACKET: libc::c_int = 263;
 const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
 const PACKET_RX_RING: libc::c_int = 5;
@@ -261,13 +264,22 @@ impl PacketRing {
     }
 
     /// Process every block the kernel has handed over, waiting up to `wait_ms` for one.
-    /// Returns the number of frames seen.
+    /// Frames are handed over in order, in groups of up to [`DELIVERY_BATCH`] from one
+    /// block (so the worker can overlap their memory accesses). Returns the number of
+    /// frames seen.
     pub fn poll_once(
         &mut self,
         wait_ms: i32,
-        mut on_frame: impl FnMut(FrameMeta, &[u8]),
+        mut on_frames: impl FnMut(&[(FrameMeta, &[u8])]),
     ) -> Result<usize, String> {
         let mut frames = 0;
+        let none = FrameMeta {
+            ts_ns: 0,
+            vlan: None,
+            wire_len: 0,
+        };
+        let mut batch: [(FrameMeta, &[u8]); DELIVERY_BATCH] = [(none, &[]); DELIVERY_BATCH];
+        let mut batched = 0;
         if self.block_status(self.next_block).load(Ordering::Acquire) & TP_STATUS_USER == 0 {
             let mut pfd = libc::pollfd {
                 fd: self.fd,
@@ -309,13 +321,23 @@ impl PacketRing {
                         vlan,
                         wire_len: hdr.tp_len,
                     };
-                    on_frame(meta, data);
+                    batch[batched] = (meta, data);
+                    batched += 1;
+                    if batched == DELIVERY_BATCH {
+                        on_frames(&batch);
+                        batched = 0;
+                    }
                     frames += 1;
                 }
                 if hdr.tp_next_offset == 0 {
                     break;
                 }
                 off += hdr.tp_next_offset as usize;
+            }
+            // The frames point into the block: deliver them before handing it back.
+            if batched > 0 {
+                on_frames(&batch[..batched]);
+                batched = 0;
             }
             status.store(TP_STATUS_KERNEL, Ordering::Release);
             self.next_block = (self.next_block + 1) % self.block_count;

@@ -23,8 +23,106 @@ impl Decoder for MirroredFrameDecoder {
 }
 
 /// Decode one Ethernet frame into a packet sample.
+///
+/// Nearly every mirrored sample is Ethernet [+ one 802.1Q tag] + option-less IPv4 +
+/// TCP/UDP with complete headers; that case is read straight from its fixed offsets.
+/// Everything else (IPv6, options, fragments, truncation, garbage, ...) goes through
+/// etherparse's lax slicing, [`decode_frame_sliced`], which is the reference: both
+/// give the same answer for every frame the fast path takes (property test and the
+/// `frame_decoder` fuzz target check it).
 #[inline]
 pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample, DecodeError> {
+    match decode_common_ipv4(frame, vlan_hint) {
+        Some(s) => Ok(s),
+        None => decode_frame_sliced(frame, vlan_hint),
+    }
+}
+
+#[inline(always)]
+fn be16(b: &[u8], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+#[inline(always)]
+fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// The common case, or None when the frame is anything else. Only frames whose every
+/// header is complete and unambiguous are taken, so no error can arise here.
+#[inline(always)]
+fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSample> {
+    const ETH_IPV4: u16 = 0x0800;
+    const ETH_VLAN: u16 = 0x8100;
+    // Shorter than Ethernet + IPv4 + TCP without options: the general path.
+    if frame.len() < 14 + 20 + 20 {
+        return None;
+    }
+    let (ip, frame_vlan) = match be16(frame, 12) {
+        ETH_IPV4 => (14, None),
+        ETH_VLAN if be16(frame, 16) == ETH_IPV4 => (18, Some(be16(frame, 14) & 0x0fff)),
+        _ => return None,
+    };
+    // From here on every offset read (up to the TCP flags) is in bounds.
+    if frame.len() < ip + 20 + 20 {
+        return None;
+    }
+    // Version 4, 20-byte header (no options); neither more fragments nor an offset.
+    if frame[ip] != 0x45 || be16(frame, ip + 6) & 0x3fff != 0 {
+        return None;
+    }
+    let total_len = be16(frame, ip + 2) as usize;
+    let proto = frame[ip + 9];
+    let t = ip + 20;
+    // IP payload present in the frame: the declared length, or what was captured.
+    let ip_payload = total_len.min(frame.len() - ip).checked_sub(20)?;
+    let declared = total_len - 20;
+    let (sport, dport) = (be16(frame, t), be16(frame, t + 2));
+    let transport = match proto {
+        IPPROTO_TCP => {
+            let header_len = ((frame[t + 12] >> 4) as usize) * 4;
+            if header_len < 20 || header_len > ip_payload {
+                return None;
+            }
+            let flags = frame[t + 13];
+            Transport::Tcp(TcpSegment {
+                seq: be32(frame, t + 4),
+                ack: be32(frame, t + 8),
+                syn: flags & 0x02 != 0,
+                fin: flags & 0x01 != 0,
+                rst: flags & 0x04 != 0,
+                ack_flag: flags & 0x10 != 0,
+                payload_len: (declared - header_len) as u32,
+            })
+        }
+        IPPROTO_UDP if ip_payload >= 8 => Transport::Udp {
+            payload_len: (declared - 8) as u32,
+        },
+        _ => return None,
+    };
+    let src = be32(frame, ip + 12);
+    let dst = be32(frame, ip + 16);
+    Some(PacketSample {
+        vlan: vlan_hint.or(frame_vlan),
+        src_mac: frame[6..12].try_into().unwrap(),
+        dst_mac: frame[0..6].try_into().unwrap(),
+        tuple: FiveTuple {
+            src: IpAddr::V4(Ipv4Addr::from(src)),
+            dst: IpAddr::V4(Ipv4Addr::from(dst)),
+            proto,
+            sport,
+            dport,
+        },
+        transport,
+    })
+}
+
+/// Decode any frame with etherparse's lax slicing (the general path and the reference
+/// for the fast path).
+pub fn decode_frame_sliced(
+    frame: &[u8],
+    vlan_hint: Option<u16>,
+) -> Result<PacketSample, DecodeError> {
     let sliced = LaxSlicedPacket::from_ethernet(frame)
         .map_err(|_| DecodeError::Malformed("truncated ethernet header"))?;
     let (src_mac, dst_mac) = match &sliced.link {
@@ -253,5 +351,61 @@ mod tests {
         };
         assert!(t.is_pure_ack());
         assert_eq!(t.seq_end(), 9);
+    }
+
+    #[test]
+    fn common_samples_take_the_fast_path() {
+        for vlan in [None, Some(42)] {
+            let f = tcp_frame(vlan, 10, 7);
+            let fast = decode_common_ipv4(&f, None).expect("fast path");
+            assert_eq!(Ok(fast), decode_frame_sliced(&f, None));
+        }
+        let b = PacketBuilder::ethernet2([1; 6], [2; 6])
+            .ipv4([1; 4], [2; 4], 32)
+            .udp(53, 4000);
+        let mut out = Vec::new();
+        b.write(&mut out, &[9u8; 40]).unwrap();
+        assert!(decode_common_ipv4(&out, None).is_some());
+    }
+
+    proptest::proptest! {
+        /// The fast path and etherparse's lax slicing agree on every frame: well-formed,
+        /// tagged or not, TCP with or without options, UDP, truncated anywhere, and
+        /// with header bytes corrupted.
+        #[test]
+        fn fast_path_agrees_with_sliced_decoder(
+            vlan in proptest::option::of(0u16..4096),
+            hint in proptest::option::of(0u16..4096),
+            kind in 0u8..3,
+            payload in 0usize..64,
+            cut in proptest::option::of(0usize..160),
+            corrupt in proptest::collection::vec((0usize..80, proptest::prelude::any::<u8>()), 0..4),
+        ) {
+            let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+                .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64);
+            let data = vec![0x5au8; payload];
+            let mut f = Vec::new();
+            match kind {
+                0 => b.tcp(1000, 5201, 99, 1000).ack(5).write(&mut f, &data).unwrap(),
+                1 => b
+                    .tcp(1000, 5201, 99, 1000)
+                    .options(&[etherparse::TcpOptionElement::Timestamp(1, 2)])
+                    .unwrap()
+                    .write(&mut f, &data)
+                    .unwrap(),
+                _ => b.udp(53, 4000).write(&mut f, &data).unwrap(),
+            }
+            if let Some(v) = vlan {
+                f.splice(12..12, [0x81, 0x00, (v >> 8) as u8, v as u8]);
+            }
+            for (at, byte) in corrupt {
+                let n = f.len();
+                f[at % n] = byte;
+            }
+            if let Some(c) = cut {
+                f.truncate(c);
+            }
+            proptest::prop_assert_eq!(decode_frame(&f, hint), decode_frame_sliced(&f, hint));
+        }
     }
 }
