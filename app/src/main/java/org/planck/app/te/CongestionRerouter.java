@@ -1,0 +1,242 @@
+package org.planck.app.te;
+
+import org.onosproject.net.ConnectPoint;
+import org.planck.api.FlowKey;
+import org.planck.api.fabric.FlowMove;
+import org.planck.api.fabric.FlowPlacement;
+import org.planck.api.fabric.ShadowTree;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * PlanckTE's decision: on congestion of a port, take the flows on it largest first and move each
+ * to the alternate shadow path that minimises the maximum utilisation along that path under the
+ * current estimates, until the port is back under the threshold.
+ *
+ * <p>Ties in the maximum are broken by the maximum over the ports the move adds load to, then
+ * by the lower path index. A candidate path is rejected if it crosses the congested port itself, or if it would add
+ * the flow to a port that is marked congested or whose utilisation would exceed the threshold
+ * (ports shared with the flow's current path gain nothing and are not held against it). A flow
+ * moved less than the damping interval ago stays put. Accepted moves are applied to the
+ * {@link FabricLoad} at once, so later choices in the same decision see them.</p>
+ *
+ * <p>Cost per decision: the flows on the port are sorted by rate; each is tried against at most
+ * k-1 alternatives of a few ports each. Nothing scans all flows. Not thread-safe.</p>
+ */
+public final class CongestionRerouter {
+    private static final Comparator<FlowKey> KEY_ORDER = Comparator
+            .comparing(FlowKey::src).thenComparing(FlowKey::dst).thenComparingInt(FlowKey::proto)
+            .thenComparingInt(FlowKey::srcPort).thenComparingInt(FlowKey::dstPort);
+
+    private final FabricLoad load;
+    private double threshold;
+    private long dampingNanos;
+    private final BitSet congested = new BitSet();
+    private final Map<FlowKey, Long> lastMoved = new HashMap<>();
+
+    /**
+     * A rerouter.
+     *
+     * @param load         flow placements and port loads
+     * @param threshold    congestion threshold as a fraction of port capacity, (0, 1]
+     * @param dampingNanos minimum time between two moves of one flow, nanoseconds, non-negative
+     */
+    public CongestionRerouter(FabricLoad load, double threshold, long dampingNanos) {
+        this.load = checkNotNull(load, "load");
+        configure(threshold, dampingNanos);
+    }
+
+    /**
+     * Changes the threshold and damping interval (new config).
+     *
+     * @param threshold    fraction of capacity, (0, 1]
+     * @param dampingNanos nanoseconds, non-negative
+     */
+    public void configure(double threshold, long dampingNanos) {
+        checkArgument(threshold > 0 && threshold <= 1, "threshold must be in (0, 1]: %s", threshold);
+        checkArgument(dampingNanos >= 0, "damping must be non-negative: %s", dampingNanos);
+        this.threshold = threshold;
+        this.dampingNanos = dampingNanos;
+    }
+
+    public double threshold() {
+        return threshold;
+    }
+
+    public FabricLoad load() {
+        return load;
+    }
+
+    /**
+     * Marks a port congested (a CONGESTED notice): no flow is moved onto it until cleared.
+     *
+     * @param port egress port
+     */
+    public void markCongested(ConnectPoint port) {
+        int id = load.portId(port);
+        if (id >= 0) {
+            congested.set(id);
+        }
+    }
+
+    /**
+     * Clears a port's congestion mark (a CLEARED notice).
+     *
+     * @param port egress port
+     */
+    public void clearCongested(ConnectPoint port) {
+        int id = load.portId(port);
+        if (id >= 0) {
+            congested.clear(id);
+        }
+    }
+
+    /**
+     * Whether a port is marked congested.
+     *
+     * @param port egress port
+     * @return true if marked
+     */
+    public boolean isCongested(ConnectPoint port) {
+        int id = load.portId(port);
+        return id >= 0 && congested.get(id);
+    }
+
+    /**
+     * Records a move made outside this decision (manual reroute), so damping applies to it.
+     *
+     * @param flow      the flow
+     * @param nowNanos  time of the move
+     */
+    public void noteMoved(FlowKey flow, long nowNanos) {
+        lastMoved.put(flow, nowNanos);
+    }
+
+    /**
+     * Forgets a flow's damping state (flow expired).
+     *
+     * @param flow the flow
+     */
+    public void forget(FlowKey flow) {
+        lastMoved.remove(flow);
+    }
+
+    /**
+     * Decides the moves that relieve a congested port and applies them to the load view. The
+     * port is marked congested. The caller installs one per-flow ingress rule per move.
+     *
+     * @param port                 the congested egress port
+     * @param reportedUtilisation  the utilisation the collector measured, if any: the port's load
+     *                             is taken as the larger of it and the flow-rate estimate
+     * @param nowNanos             decision time (monotonic), for damping
+     * @return moves in decision order; empty if the port is unknown, already under threshold or
+     *         nothing can move
+     */
+    public List<FlowMove> relieve(ConnectPoint port, OptionalDouble reportedUtilisation, long nowNanos) {
+        int p = load.portId(port);
+        if (p < 0) {
+            return List.of();
+        }
+        congested.set(p);
+        double cap = load.capacity(p);
+        double current = load.load(p);
+        if (reportedUtilisation.isPresent()) {
+            current = Math.max(current, reportedUtilisation.getAsDouble() * cap);
+        }
+        double limit = threshold * cap;
+        if (current <= limit) {
+            return List.of();
+        }
+        List<FlowKey> candidates = new ArrayList<>(load.flowsOnId(p));
+        Map<FlowKey, FlowPlacement> placements = new HashMap<>(candidates.size() * 2);
+        for (FlowKey f : candidates) {
+            placements.put(f, load.placement(f).orElseThrow());
+        }
+        candidates.sort(Comparator.<FlowKey>comparingDouble(f -> -placements.get(f).rateBytesPerSec())
+                                .thenComparing(KEY_ORDER));
+        List<FlowMove> moves = new ArrayList<>();
+        for (FlowKey f : candidates) {
+            if (current <= limit) {
+                break;
+            }
+            Long last = lastMoved.get(f);
+            if (last != null && nowNanos - last < dampingNanos) {
+                continue;
+            }
+            FlowPlacement at = placements.get(f);
+            if (at.rateBytesPerSec() <= 0) {
+                continue;
+            }
+            FlowMove move = bestMove(f, at, p);
+            if (move == null) {
+                continue;
+            }
+            load.place(f, move.to());
+            lastMoved.put(f, nowNanos);
+            current -= at.rateBytesPerSec();
+            moves.add(move);
+        }
+        return moves;
+    }
+
+    /** The alternative minimising the maximum utilisation along its path, or null. */
+    private FlowMove bestMove(FlowKey f, FlowPlacement at, int congestedPort) {
+        int[] cur = load.currentPath(f);
+        double rate = at.rateBytesPerSec();
+        int bestIndex = -1;
+        double bestWorst = Double.POSITIVE_INFINITY;
+        double bestWorstAdded = Double.POSITIVE_INFINITY;
+        for (ShadowTree t : load.alternatives(at)) {
+            if (t.index() == at.pathIndex()) {
+                continue;
+            }
+            int[] alt = load.path(at.src(), at.dst(), t.index());
+            double worst = 0;
+            double worstAdded = 0;
+            boolean ok = true;
+            for (int q : alt) {
+                if (q == congestedPort) {
+                    ok = false;
+                    break;
+                }
+                boolean shared = contains(cur, q);
+                double after = load.load(q) + (shared ? 0 : rate);
+                double util = after / load.capacity(q);
+                if (!shared && (congested.get(q) || util > threshold)) {
+                    ok = false;
+                    break;
+                }
+                worst = Math.max(worst, util);
+                if (!shared) {
+                    worstAdded = Math.max(worstAdded, util);
+                }
+            }
+            // Ports common to the alternatives (e.g. the destination's host port) can tie the
+            // maximum; the ports the move adds load to break the tie, then the lower index.
+            if (ok && (worst < bestWorst || (worst == bestWorst && worstAdded < bestWorstAdded))) {
+                bestWorst = worst;
+                bestWorstAdded = worstAdded;
+                bestIndex = t.index();
+            }
+        }
+        return bestIndex < 0 ? null : FlowMove.of(f, at, bestIndex, bestWorst);
+    }
+
+    private static boolean contains(int[] path, int port) {
+        for (int q : path) {
+            if (q == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
