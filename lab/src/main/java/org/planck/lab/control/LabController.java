@@ -216,7 +216,11 @@ public final class LabController implements TelemetrySink {
         return new IngestResult(accepted, noDevice, noPort);
     }
 
-    /** Relieves ports the controller's own load view puts above threshold. */
+    /**
+     * Relieves ports the controller's own load view puts above threshold, including ports a
+     * notice marked congested earlier that are still above it: notices come on transitions
+     * only, while rate estimates keep changing what a move can achieve.
+     */
     private void relieveLoadView(Set<ConnectPoint> handled, long sampleUs, long receiptUs) {
         for (ConnectPoint p : new ArrayList<>(viewMarked)) {
             if (load.utilisation(p) < settings.clearLevel()) {
@@ -225,10 +229,12 @@ public final class LabController implements TelemetrySink {
             }
         }
         for (ConnectPoint p : load.portsAbove(settings.threshold())) {
-            if (handled.contains(p) || rerouter.isCongested(p)) {
+            if (handled.contains(p)) {
                 continue;
             }
-            viewMarked.add(p);
+            if (!rerouter.isCongested(p)) {
+                viewMarked.add(p);
+            }
             decide(p, OptionalDouble.empty(), LoopLatencyLog.Trigger.LOAD_VIEW, sampleUs, receiptUs);
         }
     }
