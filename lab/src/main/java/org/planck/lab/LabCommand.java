@@ -114,10 +114,10 @@ public final class LabCommand implements Callable<Integer> {
                 description = "fabric control API address (default: ${DEFAULT-VALUE})")
         String emuControl;
 
-        @Option(names = "--threshold-pct", defaultValue = "80", description = "congestion threshold, % of capacity")
+        @Option(names = "--threshold-pct", defaultValue = "80", description = "congestion threshold, %% of capacity (default: ${DEFAULT-VALUE})")
         double thresholdPct;
 
-        @Option(names = "--hysteresis-pct", defaultValue = "5", description = "congestion hysteresis, %")
+        @Option(names = "--hysteresis-pct", defaultValue = "5", description = "congestion hysteresis, %% (default: ${DEFAULT-VALUE})")
         double hysteresisPct;
 
         @Option(names = "--damping-ms", defaultValue = "100", description = "a moved flow stays put this long")
