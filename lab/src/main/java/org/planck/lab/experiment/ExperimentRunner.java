@@ -47,6 +47,8 @@ public final class ExperimentRunner {
     public static final long REALTIME_LAG_LIMIT_US = 1000;
     private static final int DPORT = 5001;
     private static final int SPORT_BASE = 10000;
+    private static final int FLOWS_PER_RUN_MAX = 256;
+    private static final int RUNS_BEFORE_PORT_REUSE = 200;
 
     /** How the experiment runs. */
     public static final class Options {
@@ -129,6 +131,8 @@ public final class ExperimentRunner {
     private final Options options;
     private final RunProgress progress;
     private final AtomicLong generation = new AtomicLong(System.currentTimeMillis());
+    /** Runs so far: each run's flows get their own source ports, so the collector never mixes runs. */
+    private final AtomicLong runCount = new AtomicLong();
 
     /**
      * A runner.
@@ -246,6 +250,7 @@ public final class ExperimentRunner {
         }
 
         List<List<Integer>> dsts = workload.destinations(hosts.size(), options.seed);
+        int sportBase = SPORT_BASE + (int) (runCount.getAndIncrement() % RUNS_BEFORE_PORT_REUSE) * FLOWS_PER_RUN_MAX;
         List<Deque<FlowSpec>> sequences = new ArrayList<>();
         Map<Long, FlowKey> keys = new HashMap<>();
         long id = 0;
@@ -256,13 +261,14 @@ public final class ExperimentRunner {
                 FabricHost s = hosts.get(x);
                 FabricHost d = hosts.get(y);
                 FlowSpec f = new FlowSpec(id, s.mac(), d.mac(), options.flowBytes, 0,
-                                          SPORT_BASE + (int) id, DPORT);
+                                          sportBase + (int) id, DPORT);
                 keys.put(id, FlowKey.of(firstIp(s), firstIp(d), 6, f.sport(), f.dport()));
                 seq.add(f);
             }
             sequences.add(seq);
         }
         int total = (int) id;
+        checkArgument(total < FLOWS_PER_RUN_MAX, "at most %s flows per run", FLOWS_PER_RUN_MAX - 1);
         long longestSequenceBytes = 0;
         for (Deque<FlowSpec> s : sequences) {
             longestSequenceBytes = Math.max(longestSequenceBytes, s.size() * options.flowBytes);
