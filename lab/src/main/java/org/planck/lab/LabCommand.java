@@ -50,7 +50,13 @@ public final class LabCommand implements Callable<Integer> {
      */
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
-        System.exit(new CommandLine(new LabCommand()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+        CommandLine cli = new CommandLine(new LabCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+        // A failed run ends with one line saying why; the logs named in it hold the rest.
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("planck-lab: " + e.getMessage());
+            return 1;
+        });
+        System.exit(cli.execute(args));
     }
 
     /** The traffic-engineering experiment. */
@@ -140,6 +146,10 @@ public final class LabCommand implements Callable<Integer> {
             if (mib <= 0) {
                 throw new CommandLine.ParameterException(new CommandLine(this), "--flow-mib must be positive");
             }
+            if (!List.of("auto", "1", "10").contains(linkGbps)) {
+                System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
+                return 2;
+            }
             if (!Files.isExecutable(emuBin)) {
                 System.err.println("planck-lab: " + emuBin + " is not an executable planck-emu (build it: cargo build --release)");
                 return 1;
@@ -177,11 +187,8 @@ public final class LabCommand implements Callable<Integer> {
                 if ("auto".equals(linkGbps)) {
                     bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8));
                     rate = runner.decideLinkRate(16L << 20);
-                } else if ("1".equals(linkGbps) || "10".equals(linkGbps)) {
-                    rate = LinkRateDecision.fixed(Long.parseLong(linkGbps) * LinkRateDecision.ONE_GBPS);
                 } else {
-                    System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
-                    return 2;
+                    rate = LinkRateDecision.fixed(Long.parseLong(linkGbps) * LinkRateDecision.ONE_GBPS);
                 }
                 List<RunResult> results = runner.runAll(ws, ms, rate.linkBps());
                 String settings = String.format("Flows: %d MiB; seed %d; threshold %.0f%%, hysteresis %.0f%%, "
