@@ -12,8 +12,10 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.planck.api.fabric.FabricGraph;
+import org.planck.api.fabric.FabricLink;
 import org.planck.api.fabric.ForwardingMap;
 import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.fabric.RoutingUpdate;
 import org.planck.app.routing.FatTreeFabric;
 import org.planck.app.routing.InMemoryShadowMacAllocator;
 import org.planck.app.routing.ShadowRoutePlanner;
@@ -29,7 +31,10 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 5)
 @Measurement(iterations = 3, time = 5)
-@Fork(value = 1, jvmArgs = {"-Xms4g", "-Xmx4g"})
+// The plan is a ~125 MB graph of long-lived objects (1.6M rules). With G1's default young
+// sizing, evacuating a half-built plan dominates the time on a busy 2-core machine; a young
+// generation that holds whole plans measures the computation. Override with -jvmArgs to compare.
+@Fork(value = 1, jvmArgs = {"-Xms6g", "-Xmx6g", "-Xmn4g", "-XX:+AlwaysPreTouch"})
 public class RoutingPlanBenchmark {
 
     @Param({"16"})
@@ -39,6 +44,9 @@ public class RoutingPlanBenchmark {
     public int pathsPerDestination;
 
     private FabricGraph graph;
+    private FabricGraph withoutCoreLink;
+    private ShadowRoutePlanner replanner;
+    private RoutingPlan inForce;
 
     @Setup
     public void buildFabric() {
@@ -47,6 +55,10 @@ public class RoutingPlanBenchmark {
         if (check.trees().size() != graph.hosts().size() * pathsPerDestination) {
             throw new IllegalStateException("unexpected plan " + check);
         }
+        FabricLink coreLink = graph.egressLinks(FatTreeFabric.coreId(0)).get(0);
+        withoutCoreLink = graph.toBuilder().removeBidirectionalLink(coreLink).build();
+        replanner = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), pathsPerDestination);
+        inForce = replanner.plan(graph);
     }
 
     private RoutingPlan plan() {
@@ -57,6 +69,12 @@ public class RoutingPlanBenchmark {
     @Benchmark
     public RoutingPlan planAllShadowPaths() {
         return plan();
+    }
+
+    /** Re-planning after one core link fails: affected trees rebuilt, rule diff computed. */
+    @Benchmark
+    public RoutingUpdate replanAfterCoreLinkFailure() {
+        return replanner.replan(inForce, withoutCoreLink);
     }
 
     /** Trees, MACs, rules and the collectors' forwarding map. */

@@ -5,7 +5,9 @@ import org.onlab.packet.MacAddress;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 
-import java.util.HashMap;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,32 +50,34 @@ public final class ForwardingMap {
     public static ForwardingMap fromRules(Map<DeviceId, List<PlannedRule>> rulesByDevice) {
         Map<DeviceId, Map<MacAddress, PortNumber>> out = new TreeMap<>(FabricGraph.DEVICE_ORDER);
         for (Map.Entry<DeviceId, List<PlannedRule>> e : rulesByDevice.entrySet()) {
-            Map<MacAddress, PortNumber> m = new HashMap<>();
+            // Sorted (MAC, port) pairs rather than a java.util hash map: MAC hashes collide badly.
+            List<Map.Entry<MacAddress, PortNumber>> pairs = new ArrayList<>();
             for (PlannedRule r : e.getValue()) {
                 if (r.kind().isIngress()) {
                     continue;
                 }
-                put(m, e.getKey(), r.ethDst(), r.outPort());
+                pairs.add(new AbstractMap.SimpleImmutableEntry<>(r.ethDst(), r.outPort()));
                 // Delivery emits the real MAC: a sample taken on egress carries it.
-                r.setEthDst().ifPresent(mac -> put(m, e.getKey(), mac, r.outPort()));
+                r.setEthDst().ifPresent(mac -> pairs.add(new AbstractMap.SimpleImmutableEntry<>(mac, r.outPort())));
             }
-            if (!m.isEmpty()) {
-                out.put(e.getKey(), sortedByMac(m));
+            if (pairs.isEmpty()) {
+                continue;
             }
+            pairs.sort(Comparator.comparingLong(x -> x.getKey().toLong()));
+            ImmutableMap.Builder<MacAddress, PortNumber> m = ImmutableMap.builder();
+            Map.Entry<MacAddress, PortNumber> last = null;
+            for (Map.Entry<MacAddress, PortNumber> x : pairs) {
+                if (last != null && last.getKey().equals(x.getKey())) {
+                    checkArgument(last.getValue().equals(x.getValue()), "%s forwards %s to both %s and %s",
+                                  e.getKey(), x.getKey(), last.getValue(), x.getValue());
+                    continue;
+                }
+                m.put(x.getKey(), x.getValue());
+                last = x;
+            }
+            out.put(e.getKey(), m.build());
         }
         return new ForwardingMap(ImmutableMap.copyOf(out));
-    }
-
-    private static Map<MacAddress, PortNumber> sortedByMac(Map<MacAddress, PortNumber> m) {
-        Map<MacAddress, PortNumber> sorted = new TreeMap<>(FabricGraph.MAC_ORDER);
-        sorted.putAll(m);
-        return ImmutableMap.copyOf(sorted);
-    }
-
-    private static void put(Map<MacAddress, PortNumber> m, DeviceId device, MacAddress mac, PortNumber port) {
-        PortNumber prev = m.putIfAbsent(mac, port);
-        checkArgument(prev == null || prev.equals(port), "%s forwards %s to both %s and %s",
-                      device, mac, prev, port);
     }
 
     /**

@@ -208,14 +208,15 @@ public final class PlannedRule {
 
     @Override
     public int hashCode() {
-        int h = device.hashCode();
-        h = 31 * h + kind.hashCode();
-        h = 31 * h + ethDst.hashCode();
-        h = 31 * h + Objects.hashCode(ethSrc);
-        h = 31 * h + Objects.hashCode(flow);
-        h = 31 * h + Objects.hashCode(setEthDst);
-        h = 31 * h + outPort.hashCode();
-        return 31 * h + Objects.hashCode(path);
+        // Mixed, not 31-polynomial: DeviceId and MAC hashes share low-bit patterns, which would
+        // pile these rules into few buckets of java.util hash sets.
+        long h = ethDst.toLong() * 0x9E3779B97F4A7C15L;
+        h ^= (ethSrc == null ? 0 : ethSrc.toLong()) * 0xC2B2AE3D27D4EB4FL;
+        h ^= (setEthDst == null ? 0 : setEthDst.toLong()) * 0x165667B19E3779F9L;
+        h ^= (device.hashCode() * 0xD6E8FEB86659FD93L) + outPort.toLong() * 31 + kind.ordinal();
+        h ^= Objects.hashCode(flow) * 0x9E3779B97F4A7C15L + Objects.hashCode(path);
+        h = (h ^ (h >>> 32)) * 0xD6E8FEB86659FD93L;
+        return (int) (h ^ (h >>> 32));
     }
 
     @Override

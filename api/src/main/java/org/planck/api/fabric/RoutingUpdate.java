@@ -5,6 +5,7 @@ import com.google.common.collect.ImmutableSet;
 import org.onlab.packet.MacAddress;
 import org.planck.api.FlowKey;
 
+import java.util.AbstractMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,7 +48,7 @@ public final class RoutingUpdate {
      *
      * @param previous      plan before the change
      * @param plan          plan after the change
-     * @param changedPaths  paths added, rebuilt, trimmed or removed
+     * @param changedPaths  paths added, rebuilt, trimmed, grafted or removed
      * @param removedPaths  paths that no longer exist (subset of changed)
      * @param affectedHosts hosts whose trees or location changed, or that appeared or vanished
      * @param rulesToAdd    new or modified rules
@@ -70,7 +71,7 @@ public final class RoutingUpdate {
     }
 
     /**
-     * Shadow paths whose tree was added, rebuilt, trimmed or removed; all others are unchanged.
+     * Shadow paths whose tree was added, rebuilt, trimmed, grafted or removed; all others are unchanged.
      *
      * @return changed path ids, ordered
      */
@@ -102,6 +103,24 @@ public final class RoutingUpdate {
 
     public List<PlannedRule> rulesToRemove() {
         return rulesToRemove;
+    }
+
+    /**
+     * Host pairs (source, destination) whose host-pair default rule changed or vanished: their
+     * tree died, the trees toward the destination changed, or a host moved or left.
+     *
+     * @return (source MAC, destination MAC) pairs
+     */
+    public Set<Map.Entry<MacAddress, MacAddress>> reroutedHostPairs() {
+        ImmutableSet.Builder<Map.Entry<MacAddress, MacAddress>> b = ImmutableSet.builder();
+        for (List<PlannedRule> rules : List.of(rulesToAdd, rulesToRemove)) {
+            for (PlannedRule r : rules) {
+                if (r.kind() == RuleKind.INGRESS_HOST_PAIR) {
+                    b.add(new AbstractMap.SimpleImmutableEntry<>(r.ethSrc().orElseThrow(), r.ethDst()));
+                }
+            }
+        }
+        return b.build();
     }
 
     /**

@@ -1,7 +1,10 @@
 package org.planck.app.routing;
 
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.DeviceId;
+import org.onosproject.net.PortNumber;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.FabricLink;
@@ -9,13 +12,16 @@ import org.planck.api.fabric.PathChoice;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.RoutingUpdate;
+import org.planck.api.fabric.RuleKind;
 import org.planck.api.fabric.ShadowMacAllocator;
 import org.planck.api.fabric.ShadowPathId;
 import org.planck.api.fabric.ShadowTree;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,10 +102,11 @@ public final class ShadowRoutePlanner {
 
     /**
      * Re-plans after the graph changed, rebuilding only the trees that need it: a tree is kept if
-     * all its links still exist and it reaches every source that can still reach its host, trimmed
-     * if it reaches sources that left, and rebuilt (same index and shadow MAC, diverse from the
-     * kept trees) if it lost a link or switch, misses a source, or its host moved. Hosts with
-     * fewer than k trees get another attempt. Vanished hosts' MACs are released.
+     * all its links still exist, with branches of sources that left trimmed and sources that
+     * joined grafted on (existing hops unchanged); it is rebuilt (same index and shadow MAC,
+     * diverse from the kept trees) if it lost a link or switch, or its host moved. Hosts with
+     * fewer than k trees get another attempt; if k was lowered, the highest indices are dropped
+     * (their MACs stay allocated to the host). Vanished hosts' MACs are released.
      *
      * @param previous the plan in force
      * @param graph    the changed fabric
@@ -112,6 +119,7 @@ public final class ShadowRoutePlanner {
         Set<ShadowPathId> changed = new HashSet<>();
         Set<ShadowPathId> removed = new HashSet<>();
         Set<MacAddress> affected = new HashSet<>();
+        Map<Integer, Set<DeviceId>> reachableByRoot = new HashMap<>();
 
         for (FabricHost old : before.hosts()) {
             if (graph.host(old.mac()).isEmpty()) {
@@ -128,7 +136,9 @@ public final class ShadowRoutePlanner {
             List<ShadowTree> oldTrees = previous.trees(h.mac());
             List<ShadowTree> kept = new ArrayList<>();
             if (old.isPresent() && old.get().location().equals(h.location())) {
-                Set<DeviceId> reachable = new HashSet<>(builder.reachableSources(h));
+                // Hosts of one edge switch share their sources: one Dijkstra per edge switch.
+                Set<DeviceId> reachable = reachableByRoot.computeIfAbsent(
+                        graph.index(h.edge()), r -> ImmutableSet.copyOf(builder.reachableSources(h)));
                 for (ShadowTree t : oldTrees) {
                     Optional<ShadowTree> k = keep(t, h, graph, reachable);
                     if (k.isPresent()) {
@@ -138,6 +148,11 @@ public final class ShadowRoutePlanner {
                         }
                     }
                 }
+            }
+            if (kept.size() > pathsPerDestination) {
+                // k was lowered: the highest indices go.
+                kept.sort((a, b) -> Integer.compare(a.index(), b.index()));
+                kept.subList(pathsPerDestination, kept.size()).clear();
             }
             if (old.isEmpty() || !old.get().equals(h)) {
                 affected.add(h.mac());
@@ -177,34 +192,116 @@ public final class ShadowRoutePlanner {
         return false;
     }
 
-    /** The tree as it can stay in the new graph (possibly trimmed), or empty if it must be rebuilt. */
+    /**
+     * The tree as it can stay in the new graph, or empty if it must be rebuilt (a next link or
+     * switch is gone). Branches of sources that left are trimmed; sources that joined are grafted
+     * onto the tree without changing any existing member's next hop.
+     */
     private static Optional<ShadowTree> keep(ShadowTree t, FabricHost host, FabricGraph graph,
                                              Set<DeviceId> reachable) {
-        if (!t.sources().containsAll(reachable)) {
-            return Optional.empty();
-        }
-        Map<DeviceId, FabricLink> links = new HashMap<>();
+        // Guava maps here: DeviceId hashes collide in java.util hash maps.
+        ImmutableMap.Builder<DeviceId, FabricLink> current = ImmutableMap.builder();
         for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
             Optional<FabricLink> now = graph.link(e.getValue().src());
             if (now.isEmpty() || !now.get().dst().equals(e.getValue().dst())) {
                 return Optional.empty();
             }
-            links.put(e.getKey(), now.get());
+            current.put(e.getKey(), now.get());
         }
+        Map<DeviceId, FabricLink> links = current.build();
         if (t.sources().equals(reachable)) {
             return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, links, t.sources()));
         }
-        // Sources left: keep only the branches that still carry one.
-        Map<DeviceId, FabricLink> trimmed = new HashMap<>();
+        Map<DeviceId, FabricLink> result = new TreeMap<>(FabricGraph.DEVICE_ORDER);
+        List<DeviceId> joined = new ArrayList<>();
         for (DeviceId s : reachable) {
-            DeviceId at = s;
-            while (!at.equals(host.edge()) && !trimmed.containsKey(at)) {
-                FabricLink l = links.get(at);
-                trimmed.put(at, l);
-                at = l.dstDevice();
+            if (links.containsKey(s) || s.equals(host.edge())) {
+                climb(s, links, result, host.edge());
+            } else {
+                joined.add(s);
             }
         }
-        return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, trimmed, reachable));
+        joined.sort(FabricGraph.DEVICE_ORDER);
+        for (DeviceId s : joined) {
+            if (result.containsKey(s)) {
+                continue;
+            }
+            List<FabricLink> route = graft(s, result, host.edge(), graph);
+            if (route.isEmpty()) {
+                return Optional.empty();
+            }
+            for (FabricLink l : route) {
+                result.put(l.srcDevice(), l);
+            }
+        }
+        return Optional.of(ShadowTree.of(t.id(), t.shadowMac(), host, result, reachable));
+    }
+
+    /** Adds the branch from {@code from} to the root, following the tree's links. */
+    private static void climb(DeviceId from, Map<DeviceId, FabricLink> links, Map<DeviceId, FabricLink> into,
+                              DeviceId root) {
+        DeviceId at = from;
+        while (!at.equals(root) && !into.containsKey(at)) {
+            FabricLink l = links.get(at);
+            into.put(at, l);
+            at = l.dstDevice();
+        }
+    }
+
+    /**
+     * The shortest route from a new source to the partial tree, minimising hops to a member plus
+     * that member's depth; intermediate switches are not members, so no loop can form.
+     */
+    private static List<FabricLink> graft(DeviceId source, Map<DeviceId, FabricLink> members, DeviceId root,
+                                          FabricGraph graph) {
+        Map<DeviceId, FabricLink> via = new HashMap<>();
+        Map<DeviceId, Integer> hops = new HashMap<>();
+        java.util.ArrayDeque<DeviceId> queue = new java.util.ArrayDeque<>();
+        hops.put(source, 0);
+        queue.add(source);
+        DeviceId best = null;
+        int bestCost = Integer.MAX_VALUE;
+        while (!queue.isEmpty()) {
+            DeviceId at = queue.poll();
+            int h = hops.get(at);
+            if (h >= bestCost) {
+                break;
+            }
+            for (FabricLink l : graph.egressLinks(at)) {
+                DeviceId next = l.dstDevice();
+                if (hops.containsKey(next)) {
+                    continue;
+                }
+                hops.put(next, h + 1);
+                via.put(next, l);
+                if (next.equals(root) || members.containsKey(next)) {
+                    int cost = h + 1 + depth(next, members, root);
+                    if (cost < bestCost || (cost == bestCost
+                            && FabricGraph.DEVICE_ORDER.compare(next, best) < 0)) {
+                        best = next;
+                        bestCost = cost;
+                    }
+                } else {
+                    queue.add(next);
+                }
+            }
+        }
+        if (best == null) {
+            return List.of();
+        }
+        List<FabricLink> route = new ArrayList<>();
+        for (DeviceId at = best; !at.equals(source); at = via.get(at).srcDevice()) {
+            route.add(via.get(at));
+        }
+        return route;
+    }
+
+    private static int depth(DeviceId member, Map<DeviceId, FabricLink> links, DeviceId root) {
+        int d = 0;
+        for (DeviceId at = member; !at.equals(root); at = links.get(at).dstDevice()) {
+            d++;
+        }
+        return d;
     }
 
     private List<ShadowTree> materialise(ShadowTreeBuilder builder, FabricHost host, int wanted,
@@ -236,58 +333,118 @@ public final class ShadowRoutePlanner {
      * @return rules per switch
      */
     static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees) {
-        // Per-switch lists by dense index: DeviceId hashes collide in java.util hash maps.
+        return emitRules(graph, trees, null);
+    }
+
+    /**
+     * The rules realising a set of trees over a graph, or only those that concern some hosts:
+     * rules toward them (tree hops, deliveries, ingress from any source) and ingress rules from them.
+     *
+     * @param graph fabric
+     * @param trees trees toward its hosts
+     * @param only  sorted MAC values of the hosts of interest, or null for all rules
+     * @return rules per switch
+     */
+    static Map<DeviceId, List<PlannedRule>> emitRules(FabricGraph graph, List<ShadowTree> trees, long[] only) {
+        // Dense switch indices and per-tree arrays: DeviceId-keyed lookups would dominate here
+        // (a million ingress rules on a k=16 fat tree).
         int n = graph.switches().size();
-        List<List<PlannedRule>> rules = new ArrayList<>(n);
+        Map<DeviceId, Integer> indexOf = new IdentityHashMap<>(2 * n);
         for (int i = 0; i < n; i++) {
-            rules.add(new ArrayList<>());
+            indexOf.put(graph.switches().get(i), i);
         }
-        Map<MacAddress, List<ShadowTree>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
-        for (ShadowTree t : trees) {
-            byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(t);
-            for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
-                rules.get(graph.index(e.getKey())).add(
-                        PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(), e.getValue().srcPort()));
+        List<List<PlannedRule>> rules = new ArrayList<>(n);
+        if (only == null) {
+            // Exact sizes up front: these lists hold over a million rules on large fabrics.
+            int[] counts = new int[n];
+            for (ShadowTree t : trees) {
+                for (DeviceId d : t.nextLinks().keySet()) {
+                    counts[index(graph, indexOf, d)]++;
+                }
+                counts[index(graph, indexOf, t.root())]++;
             }
-            rules.get(graph.index(t.root())).add(PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
+            int hostCount = graph.hosts().size();
+            for (int i = 0; i < n; i++) {
+                int local = graph.hostsAt(i).size();
+                rules.add(new ArrayList<>(counts[i] + local + local * (hostCount - local)));
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                rules.add(new ArrayList<>());
+            }
+        }
+        Map<MacAddress, List<TreeView>> byDst = new TreeMap<>(FabricGraph.MAC_ORDER);
+        for (ShadowTree t : trees) {
+            TreeView view = new TreeView(t, n);
+            byDst.computeIfAbsent(t.id().destination(), m -> new ArrayList<>()).add(view);
+            boolean emit = among(only, t.id().destination());
+            for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
+                int at = index(graph, indexOf, e.getKey());
+                view.out[at] = e.getValue().srcPort();
+                if (emit) {
+                    rules.get(at).add(PlannedRule.shadowTransit(e.getKey(), t.id(), t.shadowMac(),
+                                                                e.getValue().srcPort()));
+                }
+            }
+            for (DeviceId src : t.sources()) {
+                view.source[index(graph, indexOf, src)] = true;
+            }
+            if (emit) {
+                rules.get(index(graph, indexOf, t.root())).add(
+                        PlannedRule.shadowDelivery(t.destination(), t.id(), t.shadowMac()));
+            }
         }
         List<Integer> edges = new ArrayList<>();
+        List<Integer> edgesWithHostsOfInterest = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            if (!graph.hostsAt(graph.switches().get(i)).isEmpty()) {
+            List<FabricHost> local = graph.hostsAt(i);
+            if (!local.isEmpty()) {
                 edges.add(i);
+                for (FabricHost h : local) {
+                    if (among(only, h.mac())) {
+                        edgesWithHostsOfInterest.add(i);
+                        break;
+                    }
+                }
             }
         }
-        ShadowTree[] usable = new ShadowTree[0];
+        TreeView[] usable = new TreeView[0];
         for (FabricHost h : graph.hosts()) {
-            int hostEdge = graph.index(h.edge());
-            rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
-            List<ShadowTree> toH = byDst.get(h.mac());
+            boolean toInterest = among(only, h.mac());
+            int hostEdge = index(graph, indexOf, h.edge());
+            if (toInterest) {
+                rules.get(hostEdge).add(PlannedRule.hostDelivery(h));
+            }
+            List<TreeView> toH = byDst.get(h.mac());
             if (toH == null) {
                 continue;
             }
-            toH.sort((a, b) -> Integer.compare(a.index(), b.index()));
+            toH.sort((x, y) -> Integer.compare(x.tree.index(), y.tree.index()));
             if (usable.length < toH.size()) {
-                usable = new ShadowTree[toH.size()];
+                usable = new TreeView[toH.size()];
             }
-            for (int e : edges) {
+            for (int e : toInterest ? edges : edgesWithHostsOfInterest) {
                 if (e == hostEdge) {
                     continue;
                 }
-                DeviceId edge = graph.switches().get(e);
                 int count = 0;
-                for (ShadowTree t : toH) {
-                    if (t.sources().contains(edge)) {
-                        usable[count++] = t;
+                for (TreeView v : toH) {
+                    if (v.source[e]) {
+                        usable[count++] = v;
                     }
                 }
                 if (count == 0) {
                     continue;
                 }
+                DeviceId edge = graph.switches().get(e);
                 List<PlannedRule> at = rules.get(e);
                 for (FabricHost s : graph.hostsAt(e)) {
-                    ShadowTree t = usable[PathChoice.choose(s.mac(), h.mac(), count)];
-                    at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), t.id(), t.shadowMac(),
-                                                       t.outPort(edge).orElseThrow()));
+                    if (!toInterest && !among(only, s.mac())) {
+                        continue;
+                    }
+                    TreeView v = usable[PathChoice.choose(s.mac(), h.mac(), count)];
+                    at.add(PlannedRule.ingressHostPair(edge, s.mac(), h.mac(), v.tree.id(), v.tree.shadowMac(),
+                                                       v.out[e]));
                 }
             }
         }
@@ -300,22 +457,50 @@ public final class ShadowRoutePlanner {
         return byDevice;
     }
 
-    /** Rule changes between two plans, looking only at rules that concern affected hosts. */
+    /** A tree with its out ports and sources by dense switch index. */
+    private static final class TreeView {
+        final ShadowTree tree;
+        final PortNumber[] out;
+        final boolean[] source;
+
+        TreeView(ShadowTree tree, int switches) {
+            this.tree = tree;
+            this.out = new PortNumber[switches];
+            this.source = new boolean[switches];
+        }
+    }
+
+    private static int index(FabricGraph graph, Map<DeviceId, Integer> identityIndex, DeviceId device) {
+        Integer i = identityIndex.get(device);
+        return i != null ? i : graph.index(device);
+    }
+
+    private static boolean among(long[] sortedMacs, MacAddress mac) {
+        return sortedMacs == null || Arrays.binarySearch(sortedMacs, mac.toLong()) >= 0;
+    }
+
+    /**
+     * Rule changes between two plans. Only rules concerning affected hosts can differ (every other
+     * rule depends only on unchanged trees and hosts), so both sides are re-emitted for those
+     * hosts alone rather than scanning every rule.
+     */
     private static RoutingUpdate diff(RoutingPlan previous, RoutingPlan plan, Set<ShadowPathId> changed,
                                       Set<ShadowPathId> removed, Set<MacAddress> affected) {
-        Set<PlannedRule> oldRules = new HashSet<>();
-        for (List<PlannedRule> l : previous.rulesByDevice().values()) {
-            for (PlannedRule r : l) {
-                if (concerns(r, affected)) {
-                    oldRules.add(r);
-                }
-            }
+        long[] hosts = new long[affected.size()];
+        int i = 0;
+        for (MacAddress m : affected) {
+            hosts[i++] = m.toLong();
         }
+        Arrays.sort(hosts);
+        Set<PlannedRule> oldRules = new HashSet<>();
         List<PlannedRule> add = new ArrayList<>();
         Set<List<Object>> newMatches = new HashSet<>();
-        for (List<PlannedRule> l : plan.rulesByDevice().values()) {
-            for (PlannedRule r : l) {
-                if (concerns(r, affected)) {
+        if (hosts.length > 0) {
+            for (List<PlannedRule> l : emitRules(previous.graph(), new ArrayList<>(previous.trees()), hosts).values()) {
+                oldRules.addAll(l);
+            }
+            for (List<PlannedRule> l : emitRules(plan.graph(), new ArrayList<>(plan.trees()), hosts).values()) {
+                for (PlannedRule r : l) {
                     newMatches.add(r.matchKey());
                     if (!oldRules.contains(r)) {
                         add.add(r);
@@ -332,13 +517,4 @@ public final class ShadowRoutePlanner {
         return RoutingUpdate.of(previous, plan, changed, removed, affected, add, remove);
     }
 
-    private static boolean concerns(PlannedRule r, Set<MacAddress> hosts) {
-        if (r.path().isPresent() && hosts.contains(r.path().get().destination())) {
-            return true;
-        }
-        if (hosts.contains(r.ethDst())) {
-            return true;
-        }
-        return r.ethSrc().isPresent() && hosts.contains(r.ethSrc().get());
-    }
 }

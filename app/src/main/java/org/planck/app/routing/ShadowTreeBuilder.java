@@ -1,5 +1,7 @@
 package org.planck.app.routing;
 
+import com.google.common.collect.ImmutableMap;
+import com.google.common.collect.ImmutableSet;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.planck.api.fabric.FabricGraph;
@@ -9,9 +11,10 @@ import org.planck.api.fabric.ShadowTree;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import com.google.common.collect.ImmutableMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static com.google.common.base.Preconditions.checkArgument;
 
@@ -46,6 +49,7 @@ final class ShadowTreeBuilder {
     private final int[][] ingressIds;
     private final Map<ConnectPoint, Integer> linkIdByEgress;
     private final boolean[] hasHosts;
+    private final Map<IntArrayKey, Set<DeviceId>> sourceSets = new HashMap<>();
 
     // Scratch state, reused across attempts.
     private final int[] uses;
@@ -190,12 +194,40 @@ final class ShadowTreeBuilder {
      * @param shape tree shape
      * @return source device ids
      */
-    List<DeviceId> sources(TreeShape shape) {
-        List<DeviceId> s = new ArrayList<>(shape.sources.length);
-        for (int v : shape.sources) {
-            s.add(graph.switches().get(v));
+    Set<DeviceId> sources(TreeShape shape) {
+        // Trees toward hosts of one edge usually carry the same sources: share one set.
+        IntArrayKey key = new IntArrayKey(shape.sources);
+        Set<DeviceId> set = sourceSets.get(key);
+        if (set == null) {
+            ImmutableSet.Builder<DeviceId> b = ImmutableSet.builder();
+            for (int v : shape.sources) {
+                b.add(graph.switches().get(v));
+            }
+            set = b.build();
+            sourceSets.put(key, set);
         }
-        return s;
+        return set;
+    }
+
+    /** An int[] with value equality. */
+    private static final class IntArrayKey {
+        final int[] values;
+        final int hash;
+
+        IntArrayKey(int[] values) {
+            this.values = values;
+            this.hash = (int) mix(Arrays.hashCode(values));
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof IntArrayKey && Arrays.equals(values, ((IntArrayKey) o).values);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
     }
 
     /**

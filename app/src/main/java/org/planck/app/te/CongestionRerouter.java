@@ -4,14 +4,12 @@ import org.onosproject.net.ConnectPoint;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FlowMove;
 import org.planck.api.fabric.FlowPlacement;
-import org.planck.api.fabric.ShadowTree;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalDouble;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -36,12 +34,18 @@ public final class CongestionRerouter {
     private static final Comparator<FlowKey> KEY_ORDER = Comparator
             .comparing(FlowKey::src).thenComparing(FlowKey::dst).thenComparingInt(FlowKey::proto)
             .thenComparingInt(FlowKey::srcPort).thenComparingInt(FlowKey::dstPort);
+    /** Largest rate first; equal rates in a fixed key order so decisions are deterministic. */
+    private static final Comparator<FabricLoad.PlacedFlow> LARGEST_FIRST = (a, b) -> {
+        int c = Double.compare(b.placement.rateBytesPerSec(), a.placement.rateBytesPerSec());
+        return c != 0 ? c : KEY_ORDER.compare(a.key, b.key);
+    };
 
     private final FabricLoad load;
     private double threshold;
     private long dampingNanos;
     private final BitSet congested = new BitSet();
-    private final Map<FlowKey, Long> lastMoved = new HashMap<>();
+    /** Scratch result of {@link #bestSlot}. */
+    private double bestWorst;
 
     /**
      * A rerouter.
@@ -118,7 +122,11 @@ public final class CongestionRerouter {
      * @param nowNanos  time of the move
      */
     public void noteMoved(FlowKey flow, long nowNanos) {
-        lastMoved.put(flow, nowNanos);
+        FabricLoad.PlacedFlow f = load.placed(flow);
+        if (f != null) {
+            f.moved = true;
+            f.movedAt = nowNanos;
+        }
     }
 
     /**
@@ -127,7 +135,10 @@ public final class CongestionRerouter {
      * @param flow the flow
      */
     public void forget(FlowKey flow) {
-        lastMoved.remove(flow);
+        FabricLoad.PlacedFlow f = load.placed(flow);
+        if (f != null) {
+            f.moved = false;
+        }
     }
 
     /**
@@ -156,50 +167,52 @@ public final class CongestionRerouter {
         if (current <= limit) {
             return List.of();
         }
-        List<FlowKey> candidates = new ArrayList<>(load.flowsOnId(p));
-        Map<FlowKey, FlowPlacement> placements = new HashMap<>(candidates.size() * 2);
-        for (FlowKey f : candidates) {
-            placements.put(f, load.placement(f).orElseThrow());
-        }
-        candidates.sort(Comparator.<FlowKey>comparingDouble(f -> -placements.get(f).rateBytesPerSec())
-                                .thenComparing(KEY_ORDER));
+        FabricLoad.PlacedFlow[] candidates = load.flowsOnId(p).toArray(new FabricLoad.PlacedFlow[0]);
+        Arrays.sort(candidates, LARGEST_FIRST);
         List<FlowMove> moves = new ArrayList<>();
-        for (FlowKey f : candidates) {
+        for (FabricLoad.PlacedFlow f : candidates) {
             if (current <= limit) {
                 break;
             }
-            Long last = lastMoved.get(f);
-            if (last != null && nowNanos - last < dampingNanos) {
+            if (f.moved && nowNanos - f.movedAt < dampingNanos) {
                 continue;
             }
-            FlowPlacement at = placements.get(f);
+            FlowPlacement at = f.placement;
             if (at.rateBytesPerSec() <= 0) {
                 continue;
             }
-            FlowMove move = bestMove(f, at, p);
-            if (move == null) {
+            int slot = bestSlot(f, p);
+            if (slot < 0) {
                 continue;
             }
-            load.place(f, move.to());
-            lastMoved.put(f, nowNanos);
+            FlowMove move = FlowMove.of(f.key, at, f.choices.indices[slot], bestWorst);
+            load.moveTo(f, slot);
+            f.moved = true;
+            f.movedAt = nowNanos;
             current -= at.rateBytesPerSec();
             moves.add(move);
         }
         return moves;
     }
 
-    /** The alternative minimising the maximum utilisation along its path, or null. */
-    private FlowMove bestMove(FlowKey f, FlowPlacement at, int congestedPort) {
-        int[] cur = load.currentPath(f);
+    /**
+     * The slot of the alternative minimising the maximum utilisation along its path, or -1;
+     * its maximum utilisation is left in {@link #bestWorst}.
+     */
+    private int bestSlot(FabricLoad.PlacedFlow f, int congestedPort) {
+        FlowPlacement at = f.placement;
+        int[] cur = f.path;
         double rate = at.rateBytesPerSec();
-        int bestIndex = -1;
-        double bestWorst = Double.POSITIVE_INFINITY;
+        FabricLoad.RouteChoices choices = f.choices;
+        int bestSlot = -1;
+        bestWorst = Double.POSITIVE_INFINITY;
         double bestWorstAdded = Double.POSITIVE_INFINITY;
-        for (ShadowTree t : load.alternatives(at)) {
-            if (t.index() == at.pathIndex()) {
+        for (int c = 0; c < choices.indices.length; c++) {
+            int index = choices.indices[c];
+            if (index == at.pathIndex()) {
                 continue;
             }
-            int[] alt = load.path(at.src(), at.dst(), t.index());
+            int[] alt = choices.paths[c];
             double worst = 0;
             double worstAdded = 0;
             boolean ok = true;
@@ -225,10 +238,10 @@ public final class CongestionRerouter {
             if (ok && (worst < bestWorst || (worst == bestWorst && worstAdded < bestWorstAdded))) {
                 bestWorst = worst;
                 bestWorstAdded = worstAdded;
-                bestIndex = t.index();
+                bestSlot = c;
             }
         }
-        return bestIndex < 0 ? null : FlowMove.of(f, at, bestIndex, bestWorst);
+        return bestSlot;
     }
 
     private static boolean contains(int[] path, int port) {

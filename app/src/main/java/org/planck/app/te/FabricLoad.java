@@ -37,18 +37,40 @@ public final class FabricLoad {
     private ConnectPoint[] ports;
     private double[] capacityBytesPerSec;
     private double[] load;
-    private List<Set<FlowKey>> flowsOnPort;
+    /** Load measured on the port by other means (port counters, collector notices); 0 if none. */
+    private double[] measured;
+    private List<Set<PlacedFlow>> flowsOnPort;
     private final Map<PathKey, int[]> pathCache = new HashMap<>();
+    private final Map<PathKey, RouteChoices> choicesCache = new HashMap<>();
     private final Map<FlowKey, PlacedFlow> flows = new HashMap<>();
 
-    /** A flow with its placement and the ports of its current path. */
-    private static final class PlacedFlow {
+    /** A flow with its placement, the ports of its current path and its alternatives. */
+    static final class PlacedFlow {
+        final FlowKey key;
         FlowPlacement placement;
         int[] path;
+        RouteChoices choices;
+        /** When TE last moved the flow (monotonic nanos), if {@link #moved}. */
+        long movedAt;
+        boolean moved;
 
-        PlacedFlow(FlowPlacement placement, int[] path) {
+        PlacedFlow(FlowKey key, FlowPlacement placement, int[] path, RouteChoices choices) {
+            this.key = key;
             this.placement = placement;
             this.path = path;
+            this.choices = choices;
+        }
+    }
+
+    /** The usable path indices from one source edge to one destination, with their ports. */
+    static final class RouteChoices {
+        static final RouteChoices NONE = new RouteChoices(new int[0], new int[0][]);
+        final int[] indices;
+        final int[][] paths;
+
+        RouteChoices(int[] indices, int[][] paths) {
+            this.indices = indices;
+            this.paths = paths;
         }
     }
 
@@ -106,6 +128,7 @@ public final class FabricLoad {
         this.ports = all.toArray(new ConnectPoint[0]);
         this.capacityBytesPerSec = new double[ports.length];
         this.load = new double[ports.length];
+        this.measured = new double[ports.length];
         this.flowsOnPort = new ArrayList<>(ports.length);
         for (int i = 0; i < ports.length; i++) {
             ids.put(ports[i], i);
@@ -114,6 +137,7 @@ public final class FabricLoad {
         }
         this.portIds = ids.build();
         pathCache.clear();
+        choicesCache.clear();
     }
 
     public RoutingPlan plan() {
@@ -131,23 +155,25 @@ public final class FabricLoad {
     public void place(FlowKey flow, FlowPlacement placement) {
         checkNotNull(flow, "flow");
         int[] path = path(placement.src(), placement.dst(), placement.pathIndex());
+        RouteChoices choices = choices(placement.src(), placement.dst());
         PlacedFlow f = flows.get(flow);
         if (f != null) {
-            unload(flow, f);
+            unload(f);
             f.placement = placement;
             f.path = path;
+            f.choices = choices;
         } else {
-            f = new PlacedFlow(placement, path);
+            f = new PlacedFlow(flow, placement, path, choices);
             flows.put(flow, f);
         }
         for (int p : path) {
             load[p] += placement.rateBytesPerSec();
-            Set<FlowKey> on = flowsOnPort.get(p);
+            Set<PlacedFlow> on = flowsOnPort.get(p);
             if (on == null) {
                 on = new HashSet<>();
                 flowsOnPort.set(p, on);
             }
-            on.add(flow);
+            on.add(f);
         }
     }
 
@@ -183,15 +209,36 @@ public final class FabricLoad {
         if (f == null) {
             return false;
         }
-        unload(flow, f);
+        unload(f);
         return true;
     }
 
-    private void unload(FlowKey flow, PlacedFlow f) {
+    /** Moves a placed flow to its alternative in slot {@code slot} of its route choices. */
+    void moveTo(PlacedFlow f, int slot) {
+        unload(f);
+        f.placement = f.placement.withPathIndex(f.choices.indices[slot]);
+        f.path = f.choices.paths[slot];
+        double rate = f.placement.rateBytesPerSec();
+        for (int p : f.path) {
+            load[p] += rate;
+            Set<PlacedFlow> on = flowsOnPort.get(p);
+            if (on == null) {
+                on = new HashSet<>();
+                flowsOnPort.set(p, on);
+            }
+            on.add(f);
+        }
+    }
+
+    PlacedFlow placed(FlowKey flow) {
+        return flows.get(flow);
+    }
+
+    private void unload(PlacedFlow f) {
         for (int p : f.path) {
             load[p] = Math.max(0, load[p] - f.placement.rateBytesPerSec());
-            Set<FlowKey> on = flowsOnPort.get(p);
-            on.remove(flow);
+            Set<PlacedFlow> on = flowsOnPort.get(p);
+            on.remove(f);
             if (on.isEmpty()) {
                 // Exact zero once the last flow leaves, whatever rounding accumulated.
                 load[p] = 0;
@@ -207,15 +254,19 @@ public final class FabricLoad {
      * @return the dropped flows and their old placements
      */
     public Map<FlowKey, FlowPlacement> rebase(RoutingPlan newPlan) {
-        Map<FlowKey, FlowPlacement> old = placements();
+        List<PlacedFlow> old = new ArrayList<>(flows.values());
         flows.clear();
         index(checkNotNull(newPlan, "newPlan"));
         Map<FlowKey, FlowPlacement> dropped = new HashMap<>();
-        for (Map.Entry<FlowKey, FlowPlacement> e : old.entrySet()) {
+        for (PlacedFlow f : old) {
             try {
-                place(e.getKey(), e.getValue());
+                place(f.key, f.placement);
+                // Damping state survives re-planning.
+                PlacedFlow now = flows.get(f.key);
+                now.moved = f.moved;
+                now.movedAt = f.movedAt;
             } catch (IllegalArgumentException ex) {
-                dropped.put(e.getKey(), e.getValue());
+                dropped.put(f.key, f.placement);
             }
         }
         return dropped;
@@ -259,14 +310,56 @@ public final class FabricLoad {
     }
 
     /**
-     * Estimated utilisation of an egress port: load over capacity.
+     * Records a load measured on a port by other means (Poll mode's port counters, a collector's
+     * utilisation report). Until replaced or cleared, the port's load for TE decisions is the
+     * larger of this and the sum of its flows' rates, so traffic without flow estimates counts.
+     *
+     * @param port            switch egress port
+     * @param bytesPerSec     measured load, non-negative
+     * @return false if the port is unknown
+     */
+    public boolean reportPortLoad(ConnectPoint port, double bytesPerSec) {
+        checkArgument(bytesPerSec >= 0 && Double.isFinite(bytesPerSec), "bad load %s", bytesPerSec);
+        Integer id = portIds.get(port);
+        if (id == null) {
+            return false;
+        }
+        measured[id] = bytesPerSec;
+        return true;
+    }
+
+    /**
+     * Forgets a port's measured load.
+     *
+     * @param port switch egress port
+     */
+    public void clearPortLoad(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        if (id != null) {
+            measured[id] = 0;
+        }
+    }
+
+    /**
+     * Load on a port for TE decisions: the larger of the flow-rate sum and the measured load.
+     *
+     * @param port switch egress port
+     * @return bytes/s, 0 for unknown ports
+     */
+    public double effectiveLoadBytesPerSec(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? 0 : load(id);
+    }
+
+    /**
+     * Utilisation of an egress port for TE: effective load over capacity.
      *
      * @param port switch egress port
      * @return fraction of capacity (may exceed 1), 0 for unknown ports
      */
     public double utilisation(ConnectPoint port) {
         Integer id = portIds.get(port);
-        return id == null ? 0 : load[id] / capacityBytesPerSec[id];
+        return id == null ? 0 : load(id) / capacityBytesPerSec[id];
     }
 
     /**
@@ -288,12 +381,19 @@ public final class FabricLoad {
      */
     public Set<FlowKey> flowsOn(ConnectPoint port) {
         Integer id = portIds.get(port);
-        Set<FlowKey> on = id == null ? null : flowsOnPort.get(id);
-        return on == null ? Collections.emptySet() : Collections.unmodifiableSet(on);
+        Set<PlacedFlow> on = id == null ? null : flowsOnPort.get(id);
+        if (on == null) {
+            return Collections.emptySet();
+        }
+        Set<FlowKey> keys = new HashSet<>(on.size() * 2);
+        for (PlacedFlow f : on) {
+            keys.add(f.key);
+        }
+        return keys;
     }
 
     /**
-     * Ports whose estimated utilisation exceeds a level (for the app's own congestion view and
+     * Ports whose utilisation (effective load) exceeds a level (for the app's own congestion view and
      * for Poll mode); scans ports, not flows.
      *
      * @param utilisation fraction of capacity
@@ -302,7 +402,7 @@ public final class FabricLoad {
     public List<ConnectPoint> portsAbove(double utilisation) {
         ImmutableList.Builder<ConnectPoint> b = ImmutableList.builder();
         for (int i = 0; i < ports.length; i++) {
-            if (load[i] > utilisation * capacityBytesPerSec[i]) {
+            if (load(i) > utilisation * capacityBytesPerSec[i]) {
                 b.add(ports[i]);
             }
         }
@@ -334,21 +434,17 @@ public final class FabricLoad {
         return id == null ? -1 : id;
     }
 
+    /** The load TE decides with: flow-rate sum, or the measured load if larger. */
     double load(int port) {
-        return load[port];
+        return Math.max(load[port], measured[port]);
     }
 
     double capacity(int port) {
         return capacityBytesPerSec[port];
     }
 
-    int[] currentPath(FlowKey flow) {
-        PlacedFlow f = flows.get(flow);
-        return f == null ? null : f.path;
-    }
-
-    Set<FlowKey> flowsOnId(int port) {
-        Set<FlowKey> on = flowsOnPort.get(port);
+    Set<PlacedFlow> flowsOnId(int port) {
+        Set<PlacedFlow> on = flowsOnPort.get(port);
         return on == null ? Collections.emptySet() : on;
     }
 
@@ -381,16 +477,27 @@ public final class FabricLoad {
         return ids;
     }
 
-    /**
-     * The path indices usable from a flow's source toward its destination, by increasing index.
-     */
-    List<ShadowTree> alternatives(FlowPlacement p) {
+    /** The usable path indices from src's edge toward dst (none for same-edge pairs), cached. */
+    private RouteChoices choices(MacAddress src, MacAddress dst) {
         FabricGraph g = plan.graph();
-        Optional<FabricHost> s = g.host(p.src());
-        if (s.isEmpty()) {
-            return List.of();
+        FabricHost s = g.host(src).orElseThrow(() -> new IllegalArgumentException("unknown host " + src));
+        if (s.edge().equals(g.host(dst).map(FabricHost::edge).orElse(null))) {
+            return RouteChoices.NONE;
         }
-        return plan.usableTrees(s.get().edge(), p.dst());
+        PathKey key = new PathKey(dst.toLong(), g.index(s.edge()), -1);
+        RouteChoices c = choicesCache.get(key);
+        if (c == null) {
+            List<ShadowTree> usable = plan.usableTrees(s.edge(), dst);
+            int[] indices = new int[usable.size()];
+            int[][] paths = new int[usable.size()][];
+            for (int i = 0; i < indices.length; i++) {
+                indices[i] = usable.get(i).index();
+                paths[i] = path(src, dst, indices[i]);
+            }
+            c = new RouteChoices(indices, paths);
+            choicesCache.put(key, c);
+        }
+        return c;
     }
 
     @Override

@@ -151,4 +151,79 @@ public class GeneralTopologyRoutingTest {
                 .send(g.host(Fabrics.mac(0)).get(), Fabrics.mac(1), null);
         assertEquals(Fabrics.mac(1), r.deliveredTo.mac());
     }
+
+    @Test
+    public void randomGraphsDeliverOnEveryTreeAndSurviveLinkFailures() {
+        java.util.Random r = new java.util.Random(2024);
+        for (int g = 0; g < 30; g++) {
+            int n = 4 + r.nextInt(9);
+            FabricGraph.Builder b = FabricGraph.builder();
+            int[] nextPort = new int[n];
+            java.util.Arrays.fill(nextPort, 10);
+            for (int i = 0; i < n; i++) {
+                b.addSwitch(Fabrics.sw(i));
+            }
+            // A random spanning tree keeps the graph connected; extra links add diversity.
+            Set<String> cables = new HashSet<>();
+            for (int i = 1; i < n; i++) {
+                int j = r.nextInt(i);
+                cables.add(j + "-" + i);
+                b.addBidirectionalLink(Fabrics.link(j, nextPort[j]++, i, nextPort[i]++));
+            }
+            for (int extra = r.nextInt(2 * n); extra > 0; extra--) {
+                int i = r.nextInt(n);
+                int j = r.nextInt(n);
+                if (i != j && cables.add(Math.min(i, j) + "-" + Math.max(i, j))) {
+                    b.addBidirectionalLink(Fabrics.link(i, nextPort[i]++, j, nextPort[j]++));
+                }
+            }
+            int hosts = 0;
+            for (int i = 0; i < n; i++) {
+                if (r.nextInt(3) > 0 || i == 0) {
+                    b.addHost(Fabrics.host(hosts++, i, 1));
+                }
+            }
+            FabricGraph graph = b.build();
+            ShadowRoutePlanner planner = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), 1 + r.nextInt(4));
+            RoutingPlan plan = planner.plan(graph);
+            for (ShadowTree t : plan.trees()) {
+                for (FabricHost s : graph.hosts()) {
+                    if (!s.edge().equals(t.root())) {
+                        assertTrue("tree " + t + " misses source " + s.edge(), t.sources().contains(s.edge()));
+                    }
+                }
+            }
+            walkAll(graph, plan);
+            // Fail a random link: everything still connected keeps being delivered.
+            FabricLink dead = graph.links().get(r.nextInt(graph.links().size()));
+            FabricGraph cut = graph.toBuilder().removeBidirectionalLink(dead).build();
+            RoutingPlan after = planner.replan(plan, cut).plan();
+            for (ShadowTree t : after.trees()) {
+                assertTrue(!t.uses(dead) && !t.uses(dead.reversed()));
+            }
+            RuleWalk walk = new RuleWalk(cut, after.rulesByDevice());
+            for (FabricHost d : cut.hosts()) {
+                for (FabricHost s : cut.hosts()) {
+                    if (s.equals(d) || !reachable(cut, s.edge()).contains(d.edge())) {
+                        continue;
+                    }
+                    assertTrue(s.edge().equals(d.edge()) || after.defaultPathIndex(s.mac(), d.mac()).isPresent());
+                    assertEquals(d, walk.send(s, d.mac(), null).deliveredTo);
+                }
+            }
+        }
+    }
+
+    private static Set<org.onosproject.net.DeviceId> reachable(FabricGraph g, org.onosproject.net.DeviceId from) {
+        Set<org.onosproject.net.DeviceId> seen = new HashSet<>(List.of(from));
+        java.util.ArrayDeque<org.onosproject.net.DeviceId> queue = new java.util.ArrayDeque<>(seen);
+        while (!queue.isEmpty()) {
+            for (FabricLink l : g.egressLinks(queue.poll())) {
+                if (seen.add(l.dstDevice())) {
+                    queue.add(l.dstDevice());
+                }
+            }
+        }
+        return seen;
+    }
 }

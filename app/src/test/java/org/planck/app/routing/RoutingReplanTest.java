@@ -120,6 +120,22 @@ public class RoutingReplanTest {
             }
         }
         assertTrue(overDeadLink > 0);
+
+        // Host pairs whose default path crossed the dead link from edge (0,0) are rerouted.
+        for (FabricHost s : after.hostsAt(dead.srcDevice())) {
+            for (FabricHost d : after.hosts()) {
+                if (d.edge().equals(s.edge())) {
+                    continue;
+                }
+                int def = before.defaultPathIndex(s.mac(), d.mac()).getAsInt();
+                if (before.path(s.mac(), d.mac(), def).get().hops().get(0).outPort().equals(dead.srcPort())) {
+                    assertTrue(u.reroutedHostPairs().contains(Map.entry(s.mac(), d.mac())));
+                }
+            }
+        }
+        for (Map.Entry<org.onlab.packet.MacAddress, org.onlab.packet.MacAddress> pair : u.reroutedHostPairs()) {
+            assertTrue(u.affectedHosts().contains(pair.getValue()) || u.affectedHosts().contains(pair.getKey()));
+        }
     }
 
     @Test
@@ -230,10 +246,40 @@ public class RoutingReplanTest {
             for (ShadowTree t : u.plan().trees(h.mac())) {
                 if (!h.edge().equals(Fabrics.sw(9))) {
                     assertTrue(t.sources().contains(Fabrics.sw(9)));
+                    // Grafted, not rebuilt: every existing hop stays, the new switch is added.
+                    ShadowTree old = before.tree(t.id()).get();
+                    for (Map.Entry<org.onosproject.net.DeviceId, FabricLink> e : old.nextLinks().entrySet()) {
+                        assertEquals(e.getValue(), t.nextLinks().get(e.getKey()));
+                    }
+                    assertEquals(old.nextLinks().size() + 1, t.nextLinks().size());
                 }
             }
         }
+        assertTrue("grafting only adds rules", u.rulesToRemove().isEmpty());
         GeneralTopologyRoutingTest.walkAll(grown, u.plan());
         assertDiffTransforms(u);
+    }
+
+    @Test
+    public void changingPathsPerDestinationAddsOrDropsHighIndices() {
+        RoutingPlan four = planner.plan(fabric.graph());
+        RoutingUpdate two = new ShadowRoutePlanner(allocator, 2).replan(four, fabric.graph());
+        for (FabricHost h : fabric.graph().hosts()) {
+            List<ShadowTree> trees = two.plan().trees(h.mac());
+            assertEquals(2, trees.size());
+            assertEquals(four.trees(h.mac()).subList(0, 2), trees);
+        }
+        assertEquals(16 * 2, two.removedPaths().size());
+        GeneralTopologyRoutingTest.walkAll(fabric.graph(), two.plan());
+        assertDiffTransforms(two);
+        RoutingUpdate back = planner.replan(two.plan(), fabric.graph());
+        for (FabricHost h : fabric.graph().hosts()) {
+            assertEquals(4, back.plan().trees(h.mac()).size());
+            // Indices 2 and 3 get their old MACs back.
+            for (ShadowTree t : back.plan().trees(h.mac())) {
+                assertEquals(four.tree(t.id()).get().shadowMac(), t.shadowMac());
+            }
+        }
+        assertDiffTransforms(back);
     }
 }

@@ -229,4 +229,20 @@ public class CongestionRerouterTest {
         Expect.thrown(IllegalArgumentException.class, () -> te.configure(1.5, 0));
         Expect.thrown(IllegalArgumentException.class, () -> te.configure(0.5, -1));
     }
+
+    @Test
+    public void measuredPortLoadCountsAgainstAnAlternative() {
+        put(1, S1, 0, 70);
+        put(2, S1, 0, 40);
+        put(3, S2, 2, 5);
+        // Link 1 carries no known flow but its counters say 60 MB/s: 70 more would exceed 80%.
+        assertTrue(load.reportPortLoad(link(1), 60 * MB));
+        assertEquals(0.48, load.utilisation(link(1)), 1e-9);
+        List<FlowMove> moves = new CongestionRerouter(load, 0.8, 0).relieve(link(0), OptionalDouble.empty(), 0);
+        assertEquals(1, moves.size());
+        assertEquals(2, linkOf(1));
+        load.clearPortLoad(link(1));
+        assertEquals(0.0, load.utilisation(link(1)), 0.0);
+        assertFalse(load.reportPortLoad(new ConnectPoint(A, PortNumber.portNumber(99)), 1));
+    }
 }
