@@ -52,7 +52,8 @@ import static com.google.common.base.Preconditions.checkState;
  * app's {@link CongestionRerouter}: each move is one per-flow ingress rule, as in ONOS.
  *
  * <p>The controller is the authority on placement: a flow sits on the path its per-flow rule
- * names, else on the host pair's hash-chosen default. Telemetry and counters only update rates.
+ * names, else on the host pair's hash-chosen default. Telemetry and counters only update rates;
+ * a flow's rate is the largest of the latest estimates of the switches that reported it.
  * Thread-safe (one lock; decisions are serialised as in the app).</p>
  */
 public final class LabController implements TelemetrySink {
@@ -76,6 +77,8 @@ public final class LabController implements TelemetrySink {
     private final Map<FlowKey, MacAddress[]> expected = new LinkedHashMap<>();
     /** Ports marked congested by the controller's own view (no collector CLEARED will come). */
     private final Set<ConnectPoint> viewMarked = new HashSet<>();
+    /** Latest collector estimate per flow and switch: a flow's rate is the largest (as in the app's TE loop). */
+    private final Map<FlowKey, Map<DeviceId, Double>> ratesBySwitch = new HashMap<>();
     private CounterSnapshot lastCounters;
 
     private final AtomicLong moves = new AtomicLong();
@@ -112,6 +115,7 @@ public final class LabController implements TelemetrySink {
         rerouter = new CongestionRerouter(load, settings.threshold(), settings.dampingMs() * 1_000_000L);
         movedTo.clear();
         viewMarked.clear();
+        ratesBySwitch.clear();
         lastCounters = null;
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
         return plan;
@@ -149,6 +153,7 @@ public final class LabController implements TelemetrySink {
      */
     public synchronized void flowFinished(FlowKey flow) {
         expected.remove(flow);
+        ratesBySwitch.remove(flow);
         if (load != null) {
             load.remove(flow);
             rerouter.forget(flow);
@@ -189,7 +194,9 @@ public final class LabController implements TelemetrySink {
             accepted++;
             if (e instanceof FlowRateEvent) {
                 FlowRateEvent f = (FlowRateEvent) e;
-                observeRate(f.flow(), f.bytesPerSec());
+                Map<DeviceId, Double> bySwitch = ratesBySwitch.computeIfAbsent(f.flow(), k -> new HashMap<>());
+                bySwitch.put(d, f.bytesPerSec());
+                observeRate(f.flow(), bySwitch.values().stream().mapToDouble(Double::doubleValue).max().orElse(0));
                 newestSampleUs = Math.max(newestSampleUs, f.lastSampleUs());
             } else if (e instanceof PortCongestionNotice) {
                 PortCongestionNotice n = (PortCongestionNotice) e;
