@@ -1,14 +1,11 @@
 package org.planck.lab.experiment;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
  * What fabric a run needs: its shape, link rate and control address. Written as the
- * {@code planck-emu fabric --config} file.
+ * {@code planck-emu fabric --config} file (TOML).
  */
 public final class FabricSpec {
     /** Topology shapes. */
@@ -55,24 +52,34 @@ public final class FabricSpec {
     }
 
     /**
-     * The fabric config file's content.
+     * The {@code planck-emu fabric --config} file (TOML): {@code [fabric]} topology and link rate,
+     * real-time clock, {@code [control]} listen address. Everything else keeps the fabric's
+     * defaults (drop-tail queues of 100 packets, 1500-byte MTU).
      *
-     * @param mapper mapper
-     * @return JSON object
+     * @return TOML text
      */
-    public ObjectNode toConfig(ObjectMapper mapper) {
-        ObjectNode root = mapper.createObjectNode();
-        ObjectNode topo = root.putObject("topology");
-        if (shape == Shape.FAT_TREE) {
-            topo.put("kind", "fat_tree");
-            topo.put("k", K);
-        } else {
-            topo.put("kind", "single_switch");
-            topo.put("hosts", HOSTS);
+    public String toToml() {
+        String topology = shape == Shape.FAT_TREE ? "fattree:" + K : "switch:" + HOSTS;
+        return "[fabric]\n"
+                + "topology = " + tomlString(topology) + "\n"
+                + "link_gbps = " + String.format(java.util.Locale.ROOT, "%.3f", linkBps / 1e9) + "\n"
+                + "mode = \"realtime\"\n"
+                + "\n[control]\n"
+                + "listen = " + tomlString(controlListen) + "\n";
+    }
+
+    /** A TOML basic string; the values written here are addresses and names, escaped anyway. */
+    private static String tomlString(String v) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : v.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
         }
-        topo.put("link_bps", linkBps);
-        root.putObject("clock").put("mode", "realtime");
-        root.putObject("control").put("listen", controlListen);
-        return root;
+        return sb.append('"').toString();
     }
 }

@@ -1,6 +1,5 @@
 package org.planck.lab.experiment;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.planck.lab.emu.EmulatorClient;
 import org.planck.lab.emu.EmulatorException;
 import org.slf4j.Logger;
@@ -27,7 +26,6 @@ public final class ProcessFabricLauncher implements FabricLauncher {
 
     private final Path binary;
     private final Path workDir;
-    private final ObjectMapper mapper = new ObjectMapper();
     private final AtomicInteger runs = new AtomicInteger();
 
     /**
@@ -45,8 +43,8 @@ public final class ProcessFabricLauncher implements FabricLauncher {
     public RunningFabric start(FabricSpec spec) throws IOException {
         int n = runs.incrementAndGet();
         Files.createDirectories(workDir);
-        Path config = workDir.resolve("fabric-" + n + ".json");
-        Files.write(config, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(spec.toConfig(mapper)));
+        Path config = workDir.resolve("fabric-" + n + ".toml");
+        Files.writeString(config, spec.toToml());
         Path out = workDir.resolve("fabric-" + n + ".log");
         Process p = new ProcessBuilder(List.of(binary.toString(), "fabric", "--config", config.toString()))
                 .redirectErrorStream(true).redirectOutput(out.toFile()).start();

@@ -1,7 +1,5 @@
 package org.planck.lab.experiment;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;
@@ -24,10 +22,10 @@ import static org.junit.Assert.fail;
 public class ProcessFabricLauncherTest {
     private static final String FAKE_EMU = String.join("\n",
             "#!/usr/bin/env python3",
-            "import json, sys, http.server",
+            "import json, sys, http.server, tomllib",
             "assert sys.argv[1:3] == ['fabric', '--config'], sys.argv",
-            "cfg = json.load(open(sys.argv[3]))",
-            "if cfg['topology'].get('fail'): sys.exit(3)",
+            "cfg = tomllib.load(open(sys.argv[3], 'rb'))",
+            "if cfg['fabric'].get('fail'): sys.exit(3)",
             "host, port = cfg['control']['listen'].split(':')",
             "class H(http.server.BaseHTTPRequestHandler):",
             "    def log_message(self, *a): pass",
@@ -74,11 +72,9 @@ public class ProcessFabricLauncherTest {
         } finally {
             f.close();
         }
-        JsonNode cfg = new ObjectMapper().readTree(work.resolve("fabric-1.json").toFile());
-        assertEquals("fat_tree", cfg.get("topology").get("kind").asText());
-        assertEquals(4, cfg.get("topology").get("k").asInt());
-        assertEquals(1_000_000_000L, cfg.get("topology").get("link_bps").asLong());
-        assertEquals(listen, cfg.get("control").get("listen").asText());
+        String cfg = Files.readString(work.resolve("fabric-1.toml"));
+        assertEquals("[fabric]\ntopology = \"fattree:4\"\nlink_gbps = 1.000\nmode = \"realtime\"\n\n[control]\n"
+                     + "listen = \"" + listen + "\"\n", cfg);
         try {
             new EmulatorClient(f.control()).status();
             fail("the fabric still answers after close");
@@ -88,11 +84,11 @@ public class ProcessFabricLauncherTest {
     }
 
     @Test
-    public void singleSwitchConfigNamesSixteenHosts() throws Exception {
-        JsonNode cfg = new FabricSpec(FabricSpec.Shape.SINGLE_SWITCH, 10_000_000_000L, "127.0.0.1:1")
-                .toConfig(new ObjectMapper());
-        assertEquals("single_switch", cfg.get("topology").get("kind").asText());
-        assertEquals(16, cfg.get("topology").get("hosts").asInt());
+    public void singleSwitchConfigNamesSixteenHostsAndEscapesStrings() throws Exception {
+        String cfg = new FabricSpec(FabricSpec.Shape.SINGLE_SWITCH, 10_000_000_000L, "a\"b").toToml();
+        assertTrue(cfg, cfg.contains("topology = \"switch:16\"\n"));
+        assertTrue(cfg, cfg.contains("link_gbps = 10.000\n"));
+        assertTrue(cfg, cfg.contains("listen = \"a\\\"b\"\n"));
     }
 
     @Test
@@ -100,7 +96,7 @@ public class ProcessFabricLauncherTest {
         Path work = tmp.newFolder("work2").toPath();
         Path bin = fakeEmu();
         // Same stand-in, told to fail: it exits before serving.
-        Files.writeString(bin, FAKE_EMU.replace("cfg['topology'].get('fail')", "True"));
+        Files.writeString(bin, FAKE_EMU.replace("cfg['fabric'].get('fail')", "True"));
         ProcessFabricLauncher launcher = new ProcessFabricLauncher(bin, work);
         try {
             launcher.start(new FabricSpec(FabricSpec.Shape.FAT_TREE, 1_000_000_000L, "127.0.0.1:" + freePort()));
@@ -109,7 +105,7 @@ public class ProcessFabricLauncherTest {
             assertTrue(e.getMessage(), e.getMessage().contains("exited with 3"));
             assertTrue(e.getMessage(), e.getMessage().contains("fabric-1.log"));
         }
-        assertEquals(List.of("fabric-1.json", "fabric-1.log"),
+        assertEquals(List.of("fabric-1.log", "fabric-1.toml"),
                      Files.list(work).map(p -> p.getFileName().toString()).sorted().collect(
                              java.util.stream.Collectors.toList()));
     }
