@@ -1,0 +1,4 @@
+/**
+ * Planck network configuration: collectors, mirror ports, RSPAN VLANs and TE parameters.
+ */
+package org.planck.api.config;

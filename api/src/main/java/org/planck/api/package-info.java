@@ -1,0 +1,4 @@
+/**
+ * Planck public model and service interfaces.
+ */
+package org.planck.api;

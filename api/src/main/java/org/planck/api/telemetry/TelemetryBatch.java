@@ -1,0 +1,82 @@
+package org.planck.api.telemetry;
+
+import com.google.common.base.MoreObjects;
+import com.google.common.collect.ImmutableList;
+
+import java.util.List;
+import java.util.Objects;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * A validated batch of telemetry events from one collector, in the order they were sent.
+ */
+public final class TelemetryBatch {
+    /** The only schema version this build accepts. */
+    public static final int VERSION = 1;
+    /** Most events one batch may carry. */
+    public static final int MAX_EVENTS = 10_000;
+
+    private final String collector;
+    private final long seq;
+    private final long sentUs;
+    private final List<TelemetryEvent> events;
+
+    /**
+     * Creates a batch.
+     *
+     * @param collector collector id, not empty
+     * @param seq       per-collector batch sequence number, >= 0
+     * @param sentUs    send time, µs since epoch
+     * @param events    at most {@link #MAX_EVENTS} events
+     */
+    public TelemetryBatch(String collector, long seq, long sentUs, List<? extends TelemetryEvent> events) {
+        this.collector = checkNotNull(collector, "collector");
+        checkArgument(!collector.isEmpty(), "collector must not be empty");
+        checkArgument(seq >= 0, "seq must be >= 0");
+        checkArgument(events.size() <= MAX_EVENTS, "more than %s events", MAX_EVENTS);
+        this.seq = seq;
+        this.sentUs = sentUs;
+        this.events = ImmutableList.copyOf(events);
+    }
+
+    public String collector() {
+        return collector;
+    }
+
+    public long seq() {
+        return seq;
+    }
+
+    public long sentUs() {
+        return sentUs;
+    }
+
+    public List<TelemetryEvent> events() {
+        return events;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof TelemetryBatch)) {
+            return false;
+        }
+        TelemetryBatch b = (TelemetryBatch) o;
+        return seq == b.seq && sentUs == b.sentUs && collector.equals(b.collector) && events.equals(b.events);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(collector, seq, sentUs, events);
+    }
+
+    @Override
+    public String toString() {
+        return MoreObjects.toStringHelper(this).add("collector", collector).add("seq", seq)
+                .add("events", events.size()).toString();
+    }
+}

@@ -1,0 +1,64 @@
+package org.planck.app.metrics;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.planck.api.telemetry.FlowStateService;
+import org.planck.api.telemetry.PlanckCongestionListener;
+import org.planck.api.telemetry.PlanckMetricsService;
+import org.planck.api.telemetry.PortLoadService;
+import org.planck.api.telemetry.RerouteService;
+import org.planck.api.telemetry.TelemetryIngestService;
+import org.slf4j.Logger;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Serves Planck's metrics (see docs/metrics.md) from the telemetry, flow, port and reroute services.
+ */
+@Component(immediate = true, service = PlanckMetricsService.class)
+public class PlanckMetricsManager implements PlanckMetricsService {
+
+    private final Logger log = getLogger(getClass());
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected TelemetryIngestService ingestService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected FlowStateService flowStateService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected PortLoadService portLoadService;
+
+    @Reference(cardinality = ReferenceCardinality.MANDATORY)
+    protected RerouteService rerouteService;
+
+    private PlanckMetrics metrics;
+    private final PlanckCongestionListener congestionListener = event -> metrics.countCongestion(event.type());
+
+    @Activate
+    protected void activate() {
+        metrics = new PlanckMetrics(ingestService::counters, flowStateService::flowRecordCount,
+                rerouteService::rerouteCount, portLoadService::loads);
+        portLoadService.addListener(congestionListener);
+        log.info("Started");
+    }
+
+    @Deactivate
+    protected void deactivate() {
+        portLoadService.removeListener(congestionListener);
+        log.info("Stopped");
+    }
+
+    @Override
+    public void recordDecisionLatencyMicros(long micros) {
+        metrics.recordDecisionLatencyMicros(micros);
+    }
+
+    @Override
+    public String exposition() {
+        return metrics.exposition();
+    }
+}

@@ -1,0 +1,4 @@
+/**
+ * Planck's Prometheus metrics: ingestion counters, decision latency, reroutes, port utilisation.
+ */
+package org.planck.app.metrics;

@@ -1,0 +1,4 @@
+/**
+ * Planck ONOS components.
+ */
+package org.planck.app;

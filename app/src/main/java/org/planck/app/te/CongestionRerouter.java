@@ -1,0 +1,255 @@
+package org.planck.app.te;
+
+import org.onosproject.net.ConnectPoint;
+import org.planck.api.FlowKey;
+import org.planck.api.fabric.FlowMove;
+import org.planck.api.fabric.FlowPlacement;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.List;
+import java.util.OptionalDouble;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * PlanckTE's decision: on congestion of a port, take the flows on it largest first and move each
+ * to the alternate shadow path that minimises the maximum utilisation along that path under the
+ * current estimates, until the port is back under the threshold.
+ *
+ * <p>Ties in the maximum are broken by the maximum over the ports the move adds load to, then
+ * by the lower path index. A candidate path is rejected if it crosses the congested port itself, or if it would add
+ * the flow to a port that is marked congested or whose utilisation would exceed the threshold
+ * (ports shared with the flow's current path gain nothing and are not held against it). A flow
+ * moved less than the damping interval ago stays put. Accepted moves are applied to the
+ * {@link FabricLoad} at once, so later choices in the same decision see them.</p>
+ *
+ * <p>Cost per decision: the flows on the port are sorted by rate; each is tried against at most
+ * k-1 alternatives of a few ports each. Nothing scans all flows. Not thread-safe.</p>
+ */
+public final class CongestionRerouter {
+    private static final Comparator<FlowKey> KEY_ORDER = Comparator
+            .comparing(FlowKey::src).thenComparing(FlowKey::dst).thenComparingInt(FlowKey::proto)
+            .thenComparingInt(FlowKey::srcPort).thenComparingInt(FlowKey::dstPort);
+    /** Largest rate first; equal rates in a fixed key order so decisions are deterministic. */
+    private static final Comparator<FabricLoad.PlacedFlow> LARGEST_FIRST = (a, b) -> {
+        int c = Double.compare(b.placement.rateBytesPerSec(), a.placement.rateBytesPerSec());
+        return c != 0 ? c : KEY_ORDER.compare(a.key, b.key);
+    };
+
+    private final FabricLoad load;
+    private double threshold;
+    private long dampingNanos;
+    private final BitSet congested = new BitSet();
+    /** Scratch result of {@link #bestSlot}. */
+    private double bestWorst;
+
+    /**
+     * A rerouter.
+     *
+     * @param load         flow placements and port loads
+     * @param threshold    congestion threshold as a fraction of port capacity, (0, 1]
+     * @param dampingNanos minimum time between two moves of one flow, nanoseconds, non-negative
+     */
+    public CongestionRerouter(FabricLoad load, double threshold, long dampingNanos) {
+        this.load = checkNotNull(load, "load");
+        configure(threshold, dampingNanos);
+    }
+
+    /**
+     * Changes the threshold and damping interval (new config).
+     *
+     * @param threshold    fraction of capacity, (0, 1]
+     * @param dampingNanos nanoseconds, non-negative
+     */
+    public void configure(double threshold, long dampingNanos) {
+        checkArgument(threshold > 0 && threshold <= 1, "threshold must be in (0, 1]: %s", threshold);
+        checkArgument(dampingNanos >= 0, "damping must be non-negative: %s", dampingNanos);
+        this.threshold = threshold;
+        this.dampingNanos = dampingNanos;
+    }
+
+    public double threshold() {
+        return threshold;
+    }
+
+    public FabricLoad load() {
+        return load;
+    }
+
+    /**
+     * Marks a port congested (a CONGESTED notice): no flow is moved onto it until cleared.
+     *
+     * @param port egress port
+     */
+    public void markCongested(ConnectPoint port) {
+        int id = load.portId(port);
+        if (id >= 0) {
+            congested.set(id);
+        }
+    }
+
+    /**
+     * Clears a port's congestion mark (a CLEARED notice).
+     *
+     * @param port egress port
+     */
+    public void clearCongested(ConnectPoint port) {
+        int id = load.portId(port);
+        if (id >= 0) {
+            congested.clear(id);
+        }
+    }
+
+    /**
+     * Whether a port is marked congested.
+     *
+     * @param port egress port
+     * @return true if marked
+     */
+    public boolean isCongested(ConnectPoint port) {
+        int id = load.portId(port);
+        return id >= 0 && congested.get(id);
+    }
+
+    /**
+     * Records a move made outside this decision (manual reroute), so damping applies to it.
+     *
+     * @param flow      the flow
+     * @param nowNanos  time of the move
+     */
+    public void noteMoved(FlowKey flow, long nowNanos) {
+        FabricLoad.PlacedFlow f = load.placed(flow);
+        if (f != null) {
+            f.moved = true;
+            f.movedAt = nowNanos;
+        }
+    }
+
+    /**
+     * Forgets a flow's damping state (flow expired).
+     *
+     * @param flow the flow
+     */
+    public void forget(FlowKey flow) {
+        FabricLoad.PlacedFlow f = load.placed(flow);
+        if (f != null) {
+            f.moved = false;
+        }
+    }
+
+    /**
+     * Decides the moves that relieve a congested port and applies them to the load view. The
+     * port is marked congested. The caller installs one per-flow ingress rule per move.
+     *
+     * @param port                 the congested egress port
+     * @param reportedUtilisation  the utilisation the collector measured, if any: the port's load
+     *                             is taken as the larger of it and the flow-rate estimate
+     * @param nowNanos             decision time (monotonic), for damping
+     * @return moves in decision order; empty if the port is unknown, already under threshold or
+     *         nothing can move
+     */
+    public List<FlowMove> relieve(ConnectPoint port, OptionalDouble reportedUtilisation, long nowNanos) {
+        int p = load.portId(port);
+        if (p < 0) {
+            return List.of();
+        }
+        congested.set(p);
+        double cap = load.capacity(p);
+        double current = load.load(p);
+        if (reportedUtilisation.isPresent()) {
+            current = Math.max(current, reportedUtilisation.getAsDouble() * cap);
+        }
+        double limit = threshold * cap;
+        if (current <= limit) {
+            return List.of();
+        }
+        FabricLoad.PlacedFlow[] candidates = load.flowsOnId(p).toArray(new FabricLoad.PlacedFlow[0]);
+        Arrays.sort(candidates, LARGEST_FIRST);
+        List<FlowMove> moves = new ArrayList<>();
+        for (FabricLoad.PlacedFlow f : candidates) {
+            if (current <= limit) {
+                break;
+            }
+            if (f.moved && nowNanos - f.movedAt < dampingNanos) {
+                continue;
+            }
+            FlowPlacement at = f.placement;
+            if (at.rateBytesPerSec() <= 0) {
+                continue;
+            }
+            int slot = bestSlot(f, p);
+            if (slot < 0) {
+                continue;
+            }
+            FlowMove move = FlowMove.of(f.key, at, f.choices.indices[slot], bestWorst);
+            load.moveTo(f, slot);
+            f.moved = true;
+            f.movedAt = nowNanos;
+            current -= at.rateBytesPerSec();
+            moves.add(move);
+        }
+        return moves;
+    }
+
+    /**
+     * The slot of the alternative minimising the maximum utilisation along its path, or -1;
+     * its maximum utilisation is left in {@link #bestWorst}.
+     */
+    private int bestSlot(FabricLoad.PlacedFlow f, int congestedPort) {
+        FlowPlacement at = f.placement;
+        int[] cur = f.path;
+        double rate = at.rateBytesPerSec();
+        FabricLoad.RouteChoices choices = f.choices;
+        int bestSlot = -1;
+        bestWorst = Double.POSITIVE_INFINITY;
+        double bestWorstAdded = Double.POSITIVE_INFINITY;
+        for (int c = 0; c < choices.indices.length; c++) {
+            int index = choices.indices[c];
+            if (index == at.pathIndex()) {
+                continue;
+            }
+            int[] alt = choices.paths[c];
+            double worst = 0;
+            double worstAdded = 0;
+            boolean ok = true;
+            for (int q : alt) {
+                if (q == congestedPort) {
+                    ok = false;
+                    break;
+                }
+                boolean shared = contains(cur, q);
+                double after = load.load(q) + (shared ? 0 : rate);
+                double util = after / load.capacity(q);
+                if (!shared && (congested.get(q) || util > threshold)) {
+                    ok = false;
+                    break;
+                }
+                worst = Math.max(worst, util);
+                if (!shared) {
+                    worstAdded = Math.max(worstAdded, util);
+                }
+            }
+            // Ports common to the alternatives (e.g. the destination's host port) can tie the
+            // maximum; the ports the move adds load to break the tie, then the lower index.
+            if (ok && (worst < bestWorst || (worst == bestWorst && worstAdded < bestWorstAdded))) {
+                bestWorst = worst;
+                bestWorstAdded = worstAdded;
+                bestSlot = c;
+            }
+        }
+        return bestSlot;
+    }
+
+    private static boolean contains(int[] path, int port) {
+        for (int q : path) {
+            if (q == port) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,507 @@
+package org.planck.app.te;
+
+import com.google.common.collect.ImmutableList;
+import com.google.common.collect.ImmutableMap;
+import org.onlab.packet.MacAddress;
+import org.onosproject.net.ConnectPoint;
+import org.planck.api.FlowKey;
+import org.planck.api.fabric.FabricGraph;
+import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FabricLink;
+import org.planck.api.fabric.FlowPlacement;
+import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.fabric.ShadowPath;
+import org.planck.api.fabric.ShadowTree;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * The load placed flows put on the fabric: each flow's placement and rate, and for every switch
+ * egress port (links and host ports) the sum of the rates of the flows whose path crosses it and
+ * the set of those flows. Every update touches only the ports of the flow's path, so no query
+ * or decision scans all flows. Not thread-safe.
+ */
+public final class FabricLoad {
+    private RoutingPlan plan;
+    private Map<ConnectPoint, Integer> portIds;
+    private ConnectPoint[] ports;
+    private double[] capacityBytesPerSec;
+    private double[] load;
+    /** Load measured on the port by other means (port counters, collector notices); 0 if none. */
+    private double[] measured;
+    private List<Set<PlacedFlow>> flowsOnPort;
+    private final Map<PathKey, int[]> pathCache = new HashMap<>();
+    private final Map<PathKey, RouteChoices> choicesCache = new HashMap<>();
+    private final Map<FlowKey, PlacedFlow> flows = new HashMap<>();
+
+    /** A flow with its placement, the ports of its current path and its alternatives. */
+    static final class PlacedFlow {
+        final FlowKey key;
+        FlowPlacement placement;
+        int[] path;
+        RouteChoices choices;
+        /** When TE last moved the flow (monotonic nanos), if {@link #moved}. */
+        long movedAt;
+        boolean moved;
+
+        PlacedFlow(FlowKey key, FlowPlacement placement, int[] path, RouteChoices choices) {
+            this.key = key;
+            this.placement = placement;
+            this.path = path;
+            this.choices = choices;
+        }
+    }
+
+    /** The usable path indices from one source edge to one destination, with their ports. */
+    static final class RouteChoices {
+        static final RouteChoices NONE = new RouteChoices(new int[0], new int[0][]);
+        final int[] indices;
+        final int[][] paths;
+
+        RouteChoices(int[] indices, int[][] paths) {
+            this.indices = indices;
+            this.paths = paths;
+        }
+    }
+
+    /** (destination, source edge, path index): identity of one branch of one tree. */
+    private static final class PathKey {
+        final long dst;
+        final int edge;
+        final int index;
+
+        PathKey(long dst, int edge, int index) {
+            this.dst = dst;
+            this.edge = edge;
+            this.index = index;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof PathKey)) {
+                return false;
+            }
+            PathKey k = (PathKey) o;
+            return dst == k.dst && edge == k.edge && index == k.index;
+        }
+
+        @Override
+        public int hashCode() {
+            long h = dst * 0x9E3779B97F4A7C15L + edge * 0xC2B2AE3D27D4EB4FL + index;
+            return (int) (h ^ (h >>> 29));
+        }
+    }
+
+    /**
+     * An empty load view over a routing plan.
+     *
+     * @param plan routing plan whose paths flows are placed on
+     */
+    public FabricLoad(RoutingPlan plan) {
+        index(checkNotNull(plan, "plan"));
+    }
+
+    private void index(RoutingPlan p) {
+        this.plan = p;
+        FabricGraph g = p.graph();
+        List<ConnectPoint> all = new ArrayList<>();
+        List<Long> caps = new ArrayList<>();
+        for (FabricLink l : g.links()) {
+            all.add(l.src());
+            caps.add(l.capacityBps());
+        }
+        for (FabricHost h : g.hosts()) {
+            all.add(h.location());
+            caps.add(h.capacityBps());
+        }
+        ImmutableMap.Builder<ConnectPoint, Integer> ids = ImmutableMap.builder();
+        this.ports = all.toArray(new ConnectPoint[0]);
+        this.capacityBytesPerSec = new double[ports.length];
+        this.load = new double[ports.length];
+        this.measured = new double[ports.length];
+        this.flowsOnPort = new ArrayList<>(ports.length);
+        for (int i = 0; i < ports.length; i++) {
+            ids.put(ports[i], i);
+            capacityBytesPerSec[i] = caps.get(i) / 8.0;
+            flowsOnPort.add(null);
+        }
+        this.portIds = ids.build();
+        pathCache.clear();
+        choicesCache.clear();
+    }
+
+    public RoutingPlan plan() {
+        return plan;
+    }
+
+    /**
+     * Places a flow (or replaces its placement), moving its load onto the new path.
+     *
+     * @param flow      the flow
+     * @param placement hosts, path index and rate
+     * @throws IllegalArgumentException if a host is unknown or the path index does not reach the
+     *                                  source (same-edge flows ignore the index); nothing changes then
+     */
+    public void place(FlowKey flow, FlowPlacement placement) {
+        checkNotNull(flow, "flow");
+        int[] path = path(placement.src(), placement.dst(), placement.pathIndex());
+        RouteChoices choices = choices(placement.src(), placement.dst());
+        PlacedFlow f = flows.get(flow);
+        if (f != null) {
+            unload(f);
+            f.placement = placement;
+            f.path = path;
+            f.choices = choices;
+        } else {
+            f = new PlacedFlow(flow, placement, path, choices);
+            flows.put(flow, f);
+        }
+        for (int p : path) {
+            load[p] += placement.rateBytesPerSec();
+            Set<PlacedFlow> on = flowsOnPort.get(p);
+            if (on == null) {
+                on = new HashSet<>();
+                flowsOnPort.set(p, on);
+            }
+            on.add(f);
+        }
+    }
+
+    /**
+     * Updates a placed flow's rate, adjusting the load along its path.
+     *
+     * @param flow            the flow
+     * @param rateBytesPerSec new rate estimate
+     * @return false if the flow is not placed
+     */
+    public boolean updateRate(FlowKey flow, double rateBytesPerSec) {
+        PlacedFlow f = flows.get(flow);
+        if (f == null) {
+            return false;
+        }
+        FlowPlacement updated = f.placement.withRate(rateBytesPerSec);
+        double delta = rateBytesPerSec - f.placement.rateBytesPerSec();
+        for (int p : f.path) {
+            load[p] = Math.max(0, load[p] + delta);
+        }
+        f.placement = updated;
+        return true;
+    }
+
+    /**
+     * Removes a flow (expired or ended) and its load.
+     *
+     * @param flow the flow
+     * @return false if it was not placed
+     */
+    public boolean remove(FlowKey flow) {
+        PlacedFlow f = flows.remove(flow);
+        if (f == null) {
+            return false;
+        }
+        unload(f);
+        return true;
+    }
+
+    /** Moves a placed flow to its alternative in slot {@code slot} of its route choices. */
+    void moveTo(PlacedFlow f, int slot) {
+        unload(f);
+        f.placement = f.placement.withPathIndex(f.choices.indices[slot]);
+        f.path = f.choices.paths[slot];
+        double rate = f.placement.rateBytesPerSec();
+        for (int p : f.path) {
+            load[p] += rate;
+            Set<PlacedFlow> on = flowsOnPort.get(p);
+            if (on == null) {
+                on = new HashSet<>();
+                flowsOnPort.set(p, on);
+            }
+            on.add(f);
+        }
+    }
+
+    PlacedFlow placed(FlowKey flow) {
+        return flows.get(flow);
+    }
+
+    private void unload(PlacedFlow f) {
+        for (int p : f.path) {
+            load[p] = Math.max(0, load[p] - f.placement.rateBytesPerSec());
+            Set<PlacedFlow> on = flowsOnPort.get(p);
+            on.remove(f);
+            if (on.isEmpty()) {
+                // Exact zero once the last flow leaves, whatever rounding accumulated.
+                load[p] = 0;
+            }
+        }
+    }
+
+    /**
+     * Switches to a new routing plan (after re-planning): every flow's path is recomputed; flows
+     * whose placement is no longer valid are dropped and returned for the caller to re-place.
+     *
+     * @param newPlan the plan now in force
+     * @return the dropped flows and their old placements
+     */
+    public Map<FlowKey, FlowPlacement> rebase(RoutingPlan newPlan) {
+        List<PlacedFlow> old = new ArrayList<>(flows.values());
+        flows.clear();
+        index(checkNotNull(newPlan, "newPlan"));
+        Map<FlowKey, FlowPlacement> dropped = new HashMap<>();
+        for (PlacedFlow f : old) {
+            try {
+                place(f.key, f.placement);
+                // Damping state survives re-planning.
+                PlacedFlow now = flows.get(f.key);
+                now.moved = f.moved;
+                now.movedAt = f.movedAt;
+            } catch (IllegalArgumentException ex) {
+                dropped.put(f.key, f.placement);
+            }
+        }
+        return dropped;
+    }
+
+    /**
+     * A flow's placement.
+     *
+     * @param flow the flow
+     * @return placement, or empty
+     */
+    public Optional<FlowPlacement> placement(FlowKey flow) {
+        PlacedFlow f = flows.get(flow);
+        return f == null ? Optional.empty() : Optional.of(f.placement);
+    }
+
+    /**
+     * A copy of all placements.
+     *
+     * @return flow to placement
+     */
+    public Map<FlowKey, FlowPlacement> placements() {
+        Map<FlowKey, FlowPlacement> m = new HashMap<>(flows.size() * 2);
+        flows.forEach((k, f) -> m.put(k, f.placement));
+        return m;
+    }
+
+    public int flowCount() {
+        return flows.size();
+    }
+
+    /**
+     * Estimated load on an egress port.
+     *
+     * @param port switch egress port
+     * @return bytes/s, 0 for unknown ports
+     */
+    public double loadBytesPerSec(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? 0 : load[id];
+    }
+
+    /**
+     * Records a load measured on a port by other means (Poll mode's port counters, a collector's
+     * utilisation report). Until replaced or cleared, the port's load for TE decisions is the
+     * larger of this and the sum of its flows' rates, so traffic without flow estimates counts.
+     *
+     * @param port            switch egress port
+     * @param bytesPerSec     measured load, non-negative
+     * @return false if the port is unknown
+     */
+    public boolean reportPortLoad(ConnectPoint port, double bytesPerSec) {
+        checkArgument(bytesPerSec >= 0 && Double.isFinite(bytesPerSec), "bad load %s", bytesPerSec);
+        Integer id = portIds.get(port);
+        if (id == null) {
+            return false;
+        }
+        measured[id] = bytesPerSec;
+        return true;
+    }
+
+    /**
+     * Forgets a port's measured load.
+     *
+     * @param port switch egress port
+     */
+    public void clearPortLoad(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        if (id != null) {
+            measured[id] = 0;
+        }
+    }
+
+    /**
+     * Load on a port for TE decisions: the larger of the flow-rate sum and the measured load.
+     *
+     * @param port switch egress port
+     * @return bytes/s, 0 for unknown ports
+     */
+    public double effectiveLoadBytesPerSec(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? 0 : load(id);
+    }
+
+    /**
+     * Utilisation of an egress port for TE: effective load over capacity.
+     *
+     * @param port switch egress port
+     * @return fraction of capacity (may exceed 1), 0 for unknown ports
+     */
+    public double utilisation(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? 0 : load(id) / capacityBytesPerSec[id];
+    }
+
+    /**
+     * Capacity of an egress port.
+     *
+     * @param port switch egress port
+     * @return bytes/s, or empty for ports that are neither links nor host ports
+     */
+    public Optional<Double> capacityBytesPerSec(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? Optional.empty() : Optional.of(capacityBytesPerSec[id]);
+    }
+
+    /**
+     * The flows whose path crosses a port.
+     *
+     * @param port switch egress port
+     * @return flows (unmodifiable view)
+     */
+    public Set<FlowKey> flowsOn(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        Set<PlacedFlow> on = id == null ? null : flowsOnPort.get(id);
+        if (on == null) {
+            return Collections.emptySet();
+        }
+        Set<FlowKey> keys = new HashSet<>(on.size() * 2);
+        for (PlacedFlow f : on) {
+            keys.add(f.key);
+        }
+        return keys;
+    }
+
+    /**
+     * Ports whose utilisation (effective load) exceeds a level (for the app's own congestion view and
+     * for Poll mode); scans ports, not flows.
+     *
+     * @param utilisation fraction of capacity
+     * @return ports above it
+     */
+    public List<ConnectPoint> portsAbove(double utilisation) {
+        ImmutableList.Builder<ConnectPoint> b = ImmutableList.builder();
+        for (int i = 0; i < ports.length; i++) {
+            if (load(i) > utilisation * capacityBytesPerSec[i]) {
+                b.add(ports[i]);
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * The egress ports of a flow's current path.
+     *
+     * @param flow the flow
+     * @return ports, or empty list if the flow is not placed
+     */
+    public List<ConnectPoint> pathOf(FlowKey flow) {
+        PlacedFlow f = flows.get(flow);
+        if (f == null) {
+            return List.of();
+        }
+        List<ConnectPoint> l = new ArrayList<>(f.path.length);
+        for (int p : f.path) {
+            l.add(ports[p]);
+        }
+        return l;
+    }
+
+    // ---- dense views for the TE decision (same package) ----
+
+    int portId(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id == null ? -1 : id;
+    }
+
+    /** The load TE decides with: flow-rate sum, or the measured load if larger. */
+    double load(int port) {
+        return Math.max(load[port], measured[port]);
+    }
+
+    double capacity(int port) {
+        return capacityBytesPerSec[port];
+    }
+
+    Set<PlacedFlow> flowsOnId(int port) {
+        Set<PlacedFlow> on = flowsOnPort.get(port);
+        return on == null ? Collections.emptySet() : on;
+    }
+
+    /**
+     * The ports of the path from src to dst on a path index.
+     *
+     * @throws IllegalArgumentException if there is no such path
+     */
+    int[] path(MacAddress src, MacAddress dst, int index) {
+        FabricGraph g = plan.graph();
+        FabricHost s = g.host(src).orElseThrow(() -> new IllegalArgumentException("unknown host " + src));
+        FabricHost d = g.host(dst).orElseThrow(() -> new IllegalArgumentException("unknown host " + dst));
+        if (s.edge().equals(d.edge())) {
+            return new int[]{portIds.get(d.location())};
+        }
+        int edge = g.index(s.edge());
+        PathKey key = new PathKey(dst.toLong(), edge, index);
+        int[] cached = pathCache.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        ShadowPath p = plan.path(src, dst, index).orElseThrow(() -> new IllegalArgumentException(
+                "no shadow path " + index + " from " + s.edge() + " to " + dst));
+        List<ConnectPoint> egress = p.egressPorts();
+        int[] ids = new int[egress.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = portIds.get(egress.get(i));
+        }
+        pathCache.put(key, ids);
+        return ids;
+    }
+
+    /** The usable path indices from src's edge toward dst (none for same-edge pairs), cached. */
+    private RouteChoices choices(MacAddress src, MacAddress dst) {
+        FabricGraph g = plan.graph();
+        FabricHost s = g.host(src).orElseThrow(() -> new IllegalArgumentException("unknown host " + src));
+        if (s.edge().equals(g.host(dst).map(FabricHost::edge).orElse(null))) {
+            return RouteChoices.NONE;
+        }
+        PathKey key = new PathKey(dst.toLong(), g.index(s.edge()), -1);
+        RouteChoices c = choicesCache.get(key);
+        if (c == null) {
+            List<ShadowTree> usable = plan.usableTrees(s.edge(), dst);
+            int[] indices = new int[usable.size()];
+            int[][] paths = new int[usable.size()][];
+            for (int i = 0; i < indices.length; i++) {
+                indices[i] = usable.get(i).index();
+                paths[i] = path(src, dst, indices[i]);
+            }
+            c = new RouteChoices(indices, paths);
+            choicesCache.put(key, c);
+        }
+        return c;
+    }
+
+    @Override
+    public String toString() {
+        return "FabricLoad{flows=" + flows.size() + ", ports=" + ports.length + "}";
+    }
+}

@@ -1,0 +1,24 @@
+package org.planck.app.telemetry;
+
+/**
+ * Names and defaults of the telemetry component's configuration properties.
+ */
+public final class OsgiPropertyConstants {
+    private OsgiPropertyConstants() {
+    }
+
+    public static final String FLOW_IDLE_TIMEOUT_MS = "flowIdleTimeoutMs";
+    public static final int FLOW_IDLE_TIMEOUT_MS_DEFAULT = 2000;
+
+    public static final String SWEEP_INTERVAL_MS = "sweepIntervalMs";
+    public static final int SWEEP_INTERVAL_MS_DEFAULT = 250;
+
+    public static final String MAX_FLOW_RECORDS = "maxFlowRecords";
+    public static final int MAX_FLOW_RECORDS_DEFAULT = 1_000_000;
+
+    public static final String CONGESTION_THRESHOLD_PERCENT = "congestionThresholdPercent";
+    public static final double CONGESTION_THRESHOLD_PERCENT_DEFAULT = 90.0;
+
+    public static final String CONGESTION_HYSTERESIS_PERCENT = "congestionHysteresisPercent";
+    public static final double CONGESTION_HYSTERESIS_PERCENT_DEFAULT = 10.0;
+}

@@ -1,0 +1,34 @@
+package org.planck.app;
+
+import org.onosproject.event.Event;
+import org.onosproject.event.EventDeliveryServiceAdapter;
+import org.onosproject.event.EventSink;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Delivers events to their sinks synchronously, so component tests see effects at once.
+ */
+public class SyncEventDelivery extends EventDeliveryServiceAdapter {
+    private final Map<Class<?>, EventSink<?>> sinks = new ConcurrentHashMap<>();
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void post(Event event) {
+        EventSink<Event> sink = (EventSink<Event>) sinks.get(event.getClass());
+        if (sink != null) {
+            sink.process(event);
+        }
+    }
+
+    @Override
+    public <E extends Event> void addSink(Class<E> eventClass, EventSink<E> sink) {
+        sinks.put(eventClass, sink);
+    }
+
+    @Override
+    public <E extends Event> void removeSink(Class<E> eventClass) {
+        sinks.remove(eventClass);
+    }
+}

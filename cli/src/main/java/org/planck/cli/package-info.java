@@ -1,0 +1,4 @@
+/**
+ * Planck Karaf shell commands.
+ */
+package org.planck.cli;

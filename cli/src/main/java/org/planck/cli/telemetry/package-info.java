@@ -1,0 +1,4 @@
+/**
+ * Karaf commands for telemetry: live flows and port loads.
+ */
+package org.planck.cli.telemetry;

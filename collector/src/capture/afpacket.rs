@@ -1,0 +1,355 @@
+//! Live capture: AF_PACKET with a TPACKET_V3 memory-mapped ring. Several workers open
+//! their own ring on the same interface and join one PACKET_FANOUT group (hash mode), so
+//! the kernel spreads flows over workers and each worker owns its flows outright.
+
+use std::ffi::CString;
+use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::FrameMeta;
+
+const SOL_PACKET: libc::c_int = 263;
+const PACKET_ADD_MEMBERSHIP: libc::c_int = 1;
+const PACKET_RX_RING: libc::c_int = 5;
+const PACKET_STATISTICS: libc::c_int = 6;
+const PACKET_VERSION: libc::c_int = 10;
+const PACKET_FANOUT: libc::c_int = 18;
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+const PACKET_MR_PROMISC: libc::c_ushort = 1;
+const TPACKET_V3: libc::c_int = 2;
+const PACKET_FANOUT_HASH: u32 = 0;
+const PACKET_FANOUT_FLAG_DEFRAG: u32 = 0x8000;
+const TP_STATUS_KERNEL: u32 = 0;
+const TP_STATUS_USER: u32 = 1;
+const TP_STATUS_VLAN_VALID: u32 = 1 << 4;
+const ETH_P_ALL: u16 = 0x0003;
+
+#[repr(C)]
+#[allow(dead_code)]
+struct TpacketReq3 {
+    tp_block_size: u32,
+    tp_block_nr: u32,
+    tp_frame_size: u32,
+    tp_frame_nr: u32,
+    tp_retire_blk_tov: u32,
+    tp_sizeof_priv: u32,
+    tp_feature_req_word: u32,
+}
+
+/// Head of `struct tpacket_block_desc` with its `tpacket_hdr_v1`.
+#[repr(C)]
+#[allow(dead_code)]
+struct BlockDesc {
+    version: u32,
+    offset_to_priv: u32,
+    block_status: u32,
+    num_pkts: u32,
+    offset_to_first_pkt: u32,
+}
+
+/// `struct tpacket3_hdr` with `tpacket_hdr_variant1`.
+#[repr(C)]
+#[allow(dead_code)]
+struct Tpacket3Hdr {
+    tp_next_offset: u32,
+    tp_sec: u32,
+    tp_nsec: u32,
+    tp_snaplen: u32,
+    tp_len: u32,
+    tp_status: u32,
+    tp_mac: u16,
+    tp_net: u16,
+    tp_rxhash: u32,
+    tp_vlan_tci: u32,
+    tp_vlan_tpid: u16,
+    tp_padding: u16,
+}
+
+#[repr(C)]
+#[derive(Default)]
+#[allow(dead_code)]
+struct TpacketStatsV3 {
+    tp_packets: u32,
+    tp_drops: u32,
+    tp_freeze_q_cnt: u32,
+}
+
+#[repr(C)]
+#[allow(dead_code)]
+struct PacketMreq {
+    mr_ifindex: libc::c_int,
+    mr_type: libc::c_ushort,
+    mr_alen: libc::c_ushort,
+    mr_address: [u8; 8],
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct RingConfig {
+    pub block_size: u32,
+    pub block_count: u32,
+    /// Longest time the kernel holds a partly filled block (ms): bounds capture latency.
+    pub block_timeout_ms: u32,
+    pub promiscuous: bool,
+}
+
+impl Default for RingConfig {
+    fn default() -> Self {
+        RingConfig {
+            block_size: 1 << 20,
+            block_count: 64,
+            block_timeout_ms: 1,
+            promiscuous: true,
+        }
+    }
+}
+
+pub struct PacketRing {
+    fd: libc::c_int,
+    map: *mut u8,
+    map_len: usize,
+    block_size: usize,
+    block_count: usize,
+    next_block: usize,
+}
+
+// The ring is owned by one worker thread at a time.
+unsafe impl Send for PacketRing {}
+
+fn os_err(what: &str) -> String {
+    format!("{what}: {}", io::Error::last_os_error())
+}
+
+fn setsockopt<T>(fd: libc::c_int, opt: libc::c_int, val: &T, what: &str) -> Result<(), String> {
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            SOL_PACKET,
+            opt,
+            val as *const T as *const libc::c_void,
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 { Err(os_err(what)) } else { Ok(()) }
+}
+
+pub fn interface_index(name: &str) -> Result<u32, String> {
+    let c = CString::new(name).map_err(|_| format!("bad interface name {name:?}"))?;
+    let idx = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if idx == 0 {
+        Err(format!("no interface {name:?}"))
+    } else {
+        Ok(idx)
+    }
+}
+
+impl PacketRing {
+    /// Open a ring on `iface`; `fanout_group` joins the hash fanout group with that id.
+    pub fn open(
+        iface: &str,
+        cfg: &RingConfig,
+        fanout_group: Option<u16>,
+    ) -> Result<PacketRing, String> {
+        if cfg.block_size < 4096 || !cfg.block_size.is_power_of_two() || cfg.block_count == 0 {
+            return Err(
+                "ring block size must be a power of two >= 4096 and block count > 0".into(),
+            );
+        }
+        let ifindex = interface_index(iface)?;
+        // Protocol 0 at creation: nothing is queued before the ring and bind are set.
+        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return Err(os_err("AF_PACKET socket (needs CAP_NET_RAW)"));
+        }
+        let mut ring = PacketRing {
+            fd,
+            map: std::ptr::null_mut(),
+            map_len: 0,
+            block_size: cfg.block_size as usize,
+            block_count: cfg.block_count as usize,
+            next_block: 0,
+        };
+        setsockopt(fd, PACKET_VERSION, &TPACKET_V3, "PACKET_VERSION TPACKET_V3")?;
+        let req = TpacketReq3 {
+            tp_block_size: cfg.block_size,
+            tp_block_nr: cfg.block_count,
+            tp_frame_size: 2048,
+            tp_frame_nr: cfg.block_size / 2048 * cfg.block_count,
+            tp_retire_blk_tov: cfg.block_timeout_ms.max(1),
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        setsockopt(fd, PACKET_RX_RING, &req, "PACKET_RX_RING")?;
+        let len = cfg.block_size as usize * cfg.block_count as usize;
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_LOCKED,
+                fd,
+                0,
+            )
+        };
+        let map = if map == libc::MAP_FAILED {
+            // MAP_LOCKED can fail under RLIMIT_MEMLOCK; the ring works unlocked too.
+            unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED,
+                    fd,
+                    0,
+                )
+            }
+        } else {
+            map
+        };
+        if map == libc::MAP_FAILED {
+            return Err(os_err("mmap of the packet ring"));
+        }
+        ring.map = map as *mut u8;
+        ring.map_len = len;
+        let _ = setsockopt(fd, PACKET_IGNORE_OUTGOING, &1i32, "PACKET_IGNORE_OUTGOING");
+        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = ETH_P_ALL.to_be();
+        sll.sll_ifindex = ifindex as i32;
+        let rc = unsafe {
+            libc::bind(
+                fd,
+                &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            )
+        };
+        if rc != 0 {
+            return Err(os_err(&format!("bind to {iface}")));
+        }
+        if cfg.promiscuous {
+            let mreq = PacketMreq {
+                mr_ifindex: ifindex as i32,
+                mr_type: PACKET_MR_PROMISC,
+                mr_alen: 0,
+                mr_address: [0; 8],
+            };
+            setsockopt(
+                fd,
+                PACKET_ADD_MEMBERSHIP,
+                &mreq,
+                "PACKET_ADD_MEMBERSHIP promiscuous",
+            )?;
+        }
+        if let Some(group) = fanout_group {
+            let arg: u32 = group as u32 | ((PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG) << 16);
+            setsockopt(fd, PACKET_FANOUT, &arg, "PACKET_FANOUT")?;
+        }
+        Ok(ring)
+    }
+
+    fn block(&self, i: usize) -> *mut u8 {
+        unsafe { self.map.add(i * self.block_size) }
+    }
+
+    fn block_status(&self, i: usize) -> &AtomicU32 {
+        // block_status is written by the kernel and handed back by us: acquire/release.
+        unsafe {
+            &*(self
+                .block(i)
+                .add(std::mem::offset_of!(BlockDesc, block_status))
+                as *const AtomicU32)
+        }
+    }
+
+    /// Process every block the kernel has handed over, waiting up to `wait_ms` for one.
+    /// Returns the number of frames seen.
+    pub fn poll_once(
+        &mut self,
+        wait_ms: i32,
+        mut on_frame: impl FnMut(FrameMeta, &[u8]),
+    ) -> Result<usize, String> {
+        let mut frames = 0;
+        if self.block_status(self.next_block).load(Ordering::Acquire) & TP_STATUS_USER == 0 {
+            let mut pfd = libc::pollfd {
+                fd: self.fd,
+                events: libc::POLLIN | libc::POLLERR,
+                revents: 0,
+            };
+            let rc = unsafe { libc::poll(&mut pfd, 1, wait_ms) };
+            if rc < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(format!("poll: {e}"));
+                }
+            }
+        }
+        for _ in 0..self.block_count {
+            let i = self.next_block;
+            let status = self.block_status(i);
+            if status.load(Ordering::Acquire) & TP_STATUS_USER == 0 {
+                break;
+            }
+            let base = self.block(i);
+            let desc = unsafe { &*(base as *const BlockDesc) };
+            let mut off = desc.offset_to_first_pkt as usize;
+            for _ in 0..desc.num_pkts {
+                if off + std::mem::size_of::<Tpacket3Hdr>() > self.block_size {
+                    break;
+                }
+                let hdr = unsafe { &*(base.add(off) as *const Tpacket3Hdr) };
+                let start = off + hdr.tp_mac as usize;
+                let end = start + hdr.tp_snaplen as usize;
+                if end <= self.block_size {
+                    let data = unsafe {
+                        std::slice::from_raw_parts(base.add(start), hdr.tp_snaplen as usize)
+                    };
+                    let vlan = (hdr.tp_status & TP_STATUS_VLAN_VALID != 0)
+                        .then_some((hdr.tp_vlan_tci & 0x0fff) as u16);
+                    let meta = FrameMeta {
+                        ts_ns: hdr.tp_sec as u64 * 1_000_000_000 + hdr.tp_nsec as u64,
+                        vlan,
+                        wire_len: hdr.tp_len,
+                    };
+                    on_frame(meta, data);
+                    frames += 1;
+                }
+                if hdr.tp_next_offset == 0 {
+                    break;
+                }
+                off += hdr.tp_next_offset as usize;
+            }
+            status.store(TP_STATUS_KERNEL, Ordering::Release);
+            self.next_block = (self.next_block + 1) % self.block_count;
+        }
+        Ok(frames)
+    }
+
+    /// Kernel counters since the last call: (frames received, frames dropped).
+    pub fn take_stats(&self) -> (u64, u64) {
+        let mut st = TpacketStatsV3::default();
+        let mut len = std::mem::size_of::<TpacketStatsV3>() as libc::socklen_t;
+        let rc = unsafe {
+            libc::getsockopt(
+                self.fd,
+                SOL_PACKET,
+                PACKET_STATISTICS,
+                &mut st as *mut _ as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        if rc != 0 {
+            return (0, 0);
+        }
+        (st.tp_packets as u64, st.tp_drops as u64)
+    }
+}
+
+impl Drop for PacketRing {
+    fn drop(&mut self) {
+        unsafe {
+            if !self.map.is_null() {
+                libc::munmap(self.map as *mut libc::c_void, self.map_len);
+            }
+            libc::close(self.fd);
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Ethernet / VLAN / IPv4 / IPv6 / TCP / UDP decoder for mirrored samples (zero-copy,
+//! on etherparse slices). Lax slicing is used on purpose: samples are often truncated by
+//! a snap length, and the estimators need the lengths the headers declare, not the
+//! captured length.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use etherparse::{LaxNetSlice, LaxSlicedPacket, LinkSlice, TransportSlice, VlanSlice};
+
+use super::{DecodeError, Decoder, FiveTuple, PacketSample, Record, TcpSegment, Transport};
+
+const IPPROTO_TCP: u8 = 6;
+const IPPROTO_UDP: u8 = 17;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MirroredFrameDecoder;
+
+impl Decoder for MirroredFrameDecoder {
+    #[inline]
+    fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<Record, DecodeError> {
+        decode_frame(frame, vlan_hint).map(Record::Packet)
+    }
+}
+
+/// Decode one Ethernet frame into a packet sample.
+#[inline]
+pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample, DecodeError> {
+    let sliced = LaxSlicedPacket::from_ethernet(frame)
+        .map_err(|_| DecodeError::Malformed("truncated ethernet header"))?;
+    let (src_mac, dst_mac) = match &sliced.link {
+        Some(LinkSlice::Ethernet2(eth)) => (eth.source(), eth.destination()),
+        _ => return Err(DecodeError::Malformed("no ethernet header")),
+    };
+    let frame_vlan = match &sliced.vlan {
+        Some(VlanSlice::SingleVlan(v)) => Some(v.vlan_identifier().value()),
+        Some(VlanSlice::DoubleVlan(v)) => Some(v.outer().vlan_identifier().value()),
+        None => None,
+    };
+    let vlan = vlan_hint.or(frame_vlan);
+
+    let (src, dst, proto, ip_payload_len, complete) = match &sliced.net {
+        Some(LaxNetSlice::Ipv4(ip)) => {
+            let h = ip.header();
+            let declared = (h.total_len() as usize)
+                .checked_sub(h.slice().len() + ip.extensions().auth.map_or(0, |a| a.slice().len()))
+                .ok_or(DecodeError::Malformed(
+                    "ipv4 total length shorter than headers",
+                ))?;
+            let p = ip.payload();
+            (
+                IpAddr::V4(Ipv4Addr::from(h.source())),
+                IpAddr::V4(Ipv4Addr::from(h.destination())),
+                p.ip_number.0,
+                declared,
+                !p.fragmented,
+            )
+        }
+        Some(LaxNetSlice::Ipv6(ip)) => {
+            let h = ip.header();
+            let p = ip.payload();
+            let declared = if h.payload_length() == 0 {
+                // Jumbogram or zero length: only what was captured is known.
+                p.payload.len()
+            } else {
+                (h.payload_length() as usize)
+                    .checked_sub(ip.extensions().slice().len())
+                    .ok_or(DecodeError::Malformed(
+                        "ipv6 payload length shorter than extensions",
+                    ))?
+            };
+            (
+                IpAddr::V6(Ipv6Addr::from(h.source())),
+                IpAddr::V6(Ipv6Addr::from(h.destination())),
+                p.ip_number.0,
+                declared,
+                !p.fragmented,
+            )
+        }
+        None => {
+            return match sliced.stop_err {
+                // An IP ether type whose header did not parse is garbage, not "non-IP".
+                Some(_) if is_ip_ether_type(&sliced) => {
+                    Err(DecodeError::Malformed("bad ip header"))
+                }
+                Some((_, etherparse::err::Layer::VlanHeader)) => {
+                    Err(DecodeError::Malformed("truncated vlan header"))
+                }
+                _ => Err(DecodeError::NotIp),
+            };
+        }
+    };
+
+    let (sport, dport, transport) = match (&sliced.transport, complete) {
+        (Some(TransportSlice::Tcp(tcp)), true) => {
+            let header_len = tcp.header_slice().len();
+            let payload_len = ip_payload_len
+                .checked_sub(header_len)
+                .ok_or(DecodeError::Malformed("tcp header longer than ip payload"))?;
+            let seg = TcpSegment {
+                seq: tcp.sequence_number(),
+                ack: tcp.acknowledgment_number(),
+                syn: tcp.syn(),
+                fin: tcp.fin(),
+                rst: tcp.rst(),
+                ack_flag: tcp.ack(),
+                payload_len: payload_len as u32,
+            };
+            (
+                tcp.source_port(),
+                tcp.destination_port(),
+                Transport::Tcp(seg),
+            )
+        }
+        (Some(TransportSlice::Udp(udp)), true) => {
+            let payload_len = ip_payload_len
+                .checked_sub(8)
+                .ok_or(DecodeError::Malformed("udp header longer than ip payload"))?;
+            (
+                udp.source_port(),
+                udp.destination_port(),
+                Transport::Udp {
+                    payload_len: payload_len as u32,
+                },
+            )
+        }
+        (None, true) if proto == IPPROTO_TCP || proto == IPPROTO_UDP => {
+            // The IP header announces TCP/UDP but the transport header is cut or bad.
+            return Err(DecodeError::Malformed("truncated transport header"));
+        }
+        _ => (
+            0,
+            0,
+            Transport::Other {
+                payload_len: ip_payload_len as u32,
+            },
+        ),
+    };
+
+    Ok(PacketSample {
+        vlan,
+        src_mac,
+        dst_mac,
+        tuple: FiveTuple {
+            src,
+            dst,
+            proto,
+            sport,
+            dport,
+        },
+        transport,
+    })
+}
+
+fn is_ip_ether_type(sliced: &LaxSlicedPacket<'_>) -> bool {
+    matches!(
+        sliced.ether_payload().map(|p| p.ether_type),
+        Some(etherparse::EtherType::IPV4) | Some(etherparse::EtherType::IPV6)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use etherparse::PacketBuilder;
+
+    fn tcp_frame(vlan: Option<u16>, payload: usize, seq: u32) -> Vec<u8> {
+        let b = PacketBuilder::ethernet2([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2]);
+        let b = b
+            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .tcp(1000, 5201, seq, 1000)
+            .ack(77);
+        let data = vec![0u8; payload];
+        let mut out = Vec::new();
+        b.write(&mut out, &data).unwrap();
+        if let Some(v) = vlan {
+            out.splice(12..12, [0x81, 0x00, (v >> 8) as u8, v as u8]);
+        }
+        out
+    }
+
+    #[test]
+    fn decodes_tagged_tcp_with_declared_length_even_when_truncated() {
+        let full = tcp_frame(Some(42), 1000, 5);
+        let truncated = &full[..80];
+        let s = decode_frame(truncated, None).unwrap();
+        assert_eq!(s.vlan, Some(42));
+        assert_eq!(s.dst_mac, [2, 0, 0, 0, 0, 2]);
+        assert_eq!(s.tuple.sport, 1000);
+        assert_eq!(s.tuple.dport, 5201);
+        match s.transport {
+            Transport::Tcp(t) => {
+                assert_eq!(t.payload_len, 1000);
+                assert_eq!(t.seq, 5);
+                assert_eq!(t.ack, 77);
+                assert_eq!(t.seq_end(), 1005);
+            }
+            other => panic!("expected tcp, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn vlan_hint_from_capture_wins_over_absent_tag() {
+        let s = decode_frame(&tcp_frame(None, 10, 1), Some(7)).unwrap();
+        assert_eq!(s.vlan, Some(7));
+        let s = decode_frame(&tcp_frame(None, 10, 1), None).unwrap();
+        assert_eq!(s.vlan, None);
+    }
+
+    #[test]
+    fn ipv6_udp() {
+        let b = PacketBuilder::ethernet2([1; 6], [2; 6])
+            .ipv6([1; 16], [2; 16], 32)
+            .udp(53, 4000);
+        let mut out = Vec::new();
+        b.write(&mut out, &[9u8; 33]).unwrap();
+        let s = decode_frame(&out, None).unwrap();
+        assert_eq!(s.tuple.proto, 17);
+        assert_eq!(s.transport, Transport::Udp { payload_len: 33 });
+        assert!(s.tuple.src.is_ipv6());
+    }
+
+    #[test]
+    fn arp_is_not_ip_and_garbage_is_malformed() {
+        let mut arp = vec![0xffu8; 12];
+        arp.extend_from_slice(&[0x08, 0x06]);
+        arp.extend_from_slice(&[0u8; 28]);
+        assert_eq!(decode_frame(&arp, None), Err(DecodeError::NotIp));
+        assert!(matches!(
+            decode_frame(&[1, 2, 3], None),
+            Err(DecodeError::Malformed(_))
+        ));
+        let mut bad_ip = tcp_frame(None, 10, 1);
+        bad_ip[14] = 0x41; // version 4, IHL 1: impossible
+        assert!(matches!(
+            decode_frame(&bad_ip, None),
+            Err(DecodeError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn ipv4_total_length_shorter_than_header_is_rejected() {
+        let mut f = tcp_frame(None, 10, 1);
+        f[16] = 0;
+        f[17] = 10;
+        assert!(decode_frame(&f, None).is_err());
+    }
+
+    #[test]
+    fn pure_ack_and_seq_end() {
+        let s = decode_frame(&tcp_frame(None, 0, 9), None).unwrap();
+        let Transport::Tcp(t) = s.transport else {
+            panic!()
+        };
+        assert!(t.is_pure_ack());
+        assert_eq!(t.seq_end(), 9);
+    }
+}

@@ -1,0 +1,276 @@
+//! Export stage: batches events and POSTs them to the controller over a kept-alive
+//! connection. Memory is bounded twice: the channel from the workers has a fixed
+//! capacity and the exporter holds at most `max_pending` events; whatever does not fit
+//! is dropped and counted. While the controller is away the exporter retries the same
+//! batch (same `seq`) with exponential backoff.
+
+pub mod event;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+
+use crate::detect::DetectionSettings;
+use crate::metrics::Metrics;
+pub use event::{
+    Batch, CongestionState, Event, FlowId, FlowRate, MAX_EVENTS_PER_BATCH, MacAddr, PortCongestion,
+};
+
+#[derive(Clone, Debug)]
+pub struct ExportConfig {
+    pub url: String,
+    pub collector: String,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    pub queue_capacity: usize,
+    pub max_pending: usize,
+    pub timeout: Duration,
+    pub min_backoff: Duration,
+    pub max_backoff: Duration,
+}
+
+/// Where workers hand events; never blocks.
+#[derive(Clone)]
+pub struct EventSink {
+    tx: Sender<Event>,
+    metrics: Arc<Metrics>,
+}
+
+impl EventSink {
+    /// Queue an event; a full queue drops it and counts the drop.
+    pub fn send(&self, ev: Event) -> bool {
+        match self.tx.try_send(ev) {
+            Ok(()) => true,
+            Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
+                self.metrics.queue_drops.inc();
+                false
+            }
+        }
+    }
+
+    /// A sink backed by a plain bounded channel (tests, offline use).
+    pub fn channel(capacity: usize, metrics: Arc<Metrics>) -> (EventSink, Receiver<Event>) {
+        let (tx, rx) = crossbeam_channel::bounded(capacity);
+        (EventSink { tx, metrics }, rx)
+    }
+}
+
+/// Outcome of one delivery attempt.
+enum Delivery {
+    Accepted,
+    /// The controller refused the batch as malformed: retrying cannot help.
+    Rejected(u16, String),
+    Failed(String),
+}
+
+pub struct Exporter {
+    cfg: ExportConfig,
+    rx: Receiver<Event>,
+    agent: ureq::Agent,
+    auth: Option<String>,
+    metrics: Arc<Metrics>,
+    settings: Arc<DetectionSettings>,
+    next_seq: u64,
+}
+
+impl Exporter {
+    pub fn new(
+        cfg: ExportConfig,
+        metrics: Arc<Metrics>,
+        settings: Arc<DetectionSettings>,
+    ) -> (Exporter, EventSink) {
+        let (tx, rx) = crossbeam_channel::bounded(cfg.queue_capacity.max(1));
+        let agent = ureq::AgentBuilder::new()
+            .timeout(cfg.timeout)
+            .max_idle_connections_per_host(2)
+            .build();
+        let auth = cfg.username.as_ref().map(|u| {
+            let creds = format!("{}:{}", u, cfg.password.as_deref().unwrap_or(""));
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(creds)
+            )
+        });
+        let sink = EventSink {
+            tx,
+            metrics: metrics.clone(),
+        };
+        (
+            Exporter {
+                cfg,
+                rx,
+                agent,
+                auth,
+                metrics,
+                settings,
+                next_seq: 0,
+            },
+            sink,
+        )
+    }
+
+    fn post(&self, body: &str) -> Delivery {
+        let mut req = self
+            .agent
+            .post(&self.cfg.url)
+            .set("Content-Type", "application/json");
+        if let Some(a) = &self.auth {
+            req = req.set("Authorization", a);
+        }
+        match req.send_string(body) {
+            Ok(resp) => {
+                // Read the body so the connection goes back to the pool.
+                let _ = resp.into_string();
+                Delivery::Accepted
+            }
+            Err(ureq::Error::Status(code, resp)) => {
+                let text = resp.into_string().unwrap_or_default();
+                if code == 400 || code == 413 || code == 422 {
+                    Delivery::Rejected(code, text)
+                } else {
+                    Delivery::Failed(format!("HTTP {code}: {}", text.trim()))
+                }
+            }
+            Err(e) => Delivery::Failed(e.to_string()),
+        }
+    }
+
+    /// Run until every sink is dropped, then try once to deliver what is left.
+    pub fn run(mut self) {
+        let mut pending: Vec<Event> =
+            Vec::with_capacity(self.cfg.max_pending.min(MAX_EVENTS_PER_BATCH));
+        let mut first_pending: Option<Instant> = None;
+        let mut in_flight: Option<(u64, Vec<Event>)> = None;
+        let mut retry_at: Option<Instant> = None;
+        let mut backoff = self.cfg.min_backoff;
+        let mut last_error_log: Option<Instant> = None;
+        let mut open = true;
+        while open || in_flight.is_some() || !pending.is_empty() {
+            let interval = Duration::from_nanos(self.settings.report_interval_ns());
+            let urgent = pending
+                .iter()
+                .any(|e| matches!(e, Event::PortCongestion(_)));
+            let now = Instant::now();
+            let deadline = match (&in_flight, retry_at, first_pending) {
+                (Some(_), Some(r), _) => r,
+                (Some(_), None, _) => now,
+                (None, _, Some(_)) if urgent => now,
+                (None, _, Some(f)) => f + interval,
+                (None, _, None) => now + Duration::from_millis(200),
+            };
+            if open {
+                match self.rx.recv_deadline(deadline.max(now)) {
+                    Ok(ev) => {
+                        self.admit(&mut pending, &mut first_pending, ev);
+                        while let Ok(ev) = self.rx.try_recv() {
+                            self.admit(&mut pending, &mut first_pending, ev);
+                        }
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => open = false,
+                }
+            }
+            let now = Instant::now();
+            let urgent = pending
+                .iter()
+                .any(|e| matches!(e, Event::PortCongestion(_)));
+            if in_flight.is_none() && !pending.is_empty() {
+                let due = urgent
+                    || !open
+                    || pending.len() >= MAX_EVENTS_PER_BATCH
+                    || first_pending.is_some_and(|f| now >= f + interval);
+                if due {
+                    let n = pending.len().min(MAX_EVENTS_PER_BATCH);
+                    let batch: Vec<Event> = pending.drain(..n).collect();
+                    first_pending = if pending.is_empty() { None } else { Some(now) };
+                    in_flight = Some((self.next_seq, batch));
+                    self.next_seq += 1;
+                    retry_at = None;
+                }
+            }
+            if let Some((seq, events)) = &in_flight {
+                if retry_at.is_some_and(|r| now < r) {
+                    continue;
+                }
+                let body = serde_json::to_string(&Batch {
+                    version: 1,
+                    collector: &self.cfg.collector,
+                    seq: *seq,
+                    sent_us: event::now_us(),
+                    events,
+                })
+                .expect("events serialize");
+                match self.post(&body) {
+                    Delivery::Accepted => {
+                        let t = event::now_us();
+                        for e in events {
+                            if let Event::PortCongestion(n) = e {
+                                self.metrics
+                                    .notice_delivery
+                                    .observe(t.saturating_sub(n.time_us) as f64 / 1e6);
+                            }
+                        }
+                        self.metrics.events_sent.inc_by(events.len() as u64);
+                        self.metrics.batches_sent.inc();
+                        in_flight = None;
+                        retry_at = None;
+                        backoff = self.cfg.min_backoff;
+                    }
+                    Delivery::Rejected(code, text) => {
+                        eprintln!(
+                            "planck-collector: controller rejected batch {seq} ({code}): {}",
+                            text.trim()
+                        );
+                        self.metrics.batches_rejected.inc();
+                        in_flight = None;
+                        retry_at = None;
+                    }
+                    Delivery::Failed(why) => {
+                        self.metrics.export_failures.inc();
+                        if last_error_log
+                            .is_none_or(|t| now.duration_since(t) > Duration::from_secs(10))
+                        {
+                            eprintln!(
+                                "planck-collector: export to {} failed, retrying with backoff: {why}",
+                                self.cfg.url
+                            );
+                            last_error_log = Some(now);
+                        }
+                        if !open {
+                            // Shutting down and the controller is away: give up, counted.
+                            self.metrics
+                                .queue_drops
+                                .inc_by((events.len() + pending.len()) as u64);
+                            return;
+                        }
+                        retry_at = Some(Instant::now() + backoff);
+                        backoff = (backoff * 2).min(self.cfg.max_backoff);
+                    }
+                }
+            }
+        }
+    }
+
+    fn admit(&self, pending: &mut Vec<Event>, first_pending: &mut Option<Instant>, ev: Event) {
+        if pending.len() >= self.cfg.max_pending {
+            // Full: a congestion notice displaces the oldest flow-rate update; anything
+            // else is dropped.
+            let victim = matches!(ev, Event::PortCongestion(_))
+                .then(|| pending.iter().position(|e| matches!(e, Event::FlowRate(_))))
+                .flatten();
+            self.metrics.queue_drops.inc();
+            match victim {
+                Some(i) => {
+                    pending.remove(i);
+                }
+                None => return,
+            }
+        }
+        if first_pending.is_none() {
+            *first_pending = Some(Instant::now());
+        }
+        pending.push(ev);
+    }
+}

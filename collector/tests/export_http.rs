@@ -1,0 +1,281 @@
+//! Pipeline -> exporter -> HTTP, against a stand-in controller on loopback.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arc_swap::ArcSwap;
+use common::*;
+use planck_collector::decode::MirroredFrameDecoder;
+use planck_collector::detect::DetectionSettings;
+use planck_collector::export::{Event, ExportConfig, Exporter, FlowId, FlowRate, MacAddr};
+use planck_collector::flow::EstimatorKind;
+use planck_collector::forwarding::{CompiledMap, ForwardingMapV1, StaticSwitches};
+use planck_collector::metrics::Metrics;
+use planck_collector::pipeline::{Worker, WorkerConfig};
+use serde_json::Value;
+
+#[derive(Default)]
+struct Received {
+    auth: Vec<Option<String>>,
+    batches: Vec<Value>,
+}
+
+/// A controller stand-in: records every batch, answers as the contract says.
+fn controller(server: tiny_http::Server) -> Arc<Mutex<Received>> {
+    let got = Arc::new(Mutex::new(Received::default()));
+    let g = got.clone();
+    std::thread::spawn(move || {
+        for mut req in server.incoming_requests() {
+            let mut body = String::new();
+            req.as_reader().read_to_string(&mut body).unwrap();
+            let auth = req
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("Authorization"))
+                .map(|h| h.value.to_string());
+            let v: Value = serde_json::from_str(&body).unwrap();
+            let n = v["events"].as_array().unwrap().len();
+            {
+                let mut g = g.lock().unwrap();
+                g.auth.push(auth);
+                g.batches.push(v);
+            }
+            let _ = req.respond(tiny_http::Response::from_string(format!(
+                r#"{{"accepted":{n},"unknownDevice":0,"unknownPort":0}}"#
+            )));
+        }
+    });
+    got
+}
+
+fn export_config(url: String) -> ExportConfig {
+    ExportConfig {
+        url,
+        collector: "c1".into(),
+        username: Some("onos".into()),
+        password: Some("rocks".into()),
+        queue_capacity: 4096,
+        max_pending: 100_000,
+        timeout: Duration::from_secs(2),
+        min_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(200),
+    }
+}
+
+fn events_of(r: &Received, ty: &str) -> Vec<Value> {
+    r.batches
+        .iter()
+        .flat_map(|b| b["events"].as_array().unwrap().clone())
+        .filter(|e| e["type"] == ty)
+        .collect()
+}
+
+fn wait_for(got: &Arc<Mutex<Received>>, what: impl Fn(&Received) -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if what(&got.lock().unwrap()) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    false
+}
+
+#[test]
+fn congestion_notice_and_flow_rates_reach_the_controller() {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://{}/onos/planck/v1/telemetry/events",
+        server.server_addr().to_ip().unwrap()
+    );
+    let got = controller(server);
+
+    let metrics = Arc::new(Metrics::new());
+    // A report interval far longer than the wait below: the notice must not wait for it.
+    let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 60_000.0));
+    let (exporter, sink) = Exporter::new(export_config(url), metrics.clone(), settings.clone());
+    let export_thread = std::thread::spawn(move || exporter.run());
+
+    let map: ForwardingMapV1 = serde_json::from_str(FORWARDING).unwrap();
+    let compiled = CompiledMap::build(None, Some(&map), &StaticSwitches::default(), 1).unwrap();
+    let source = Arc::new(ArcSwap::from_pointee(compiled));
+    let cfg = WorkerConfig {
+        idle_timeout_ns: 50_000_000,
+        ..WorkerConfig::default()
+    };
+    let mut worker = Worker::new(
+        cfg,
+        MirroredFrameDecoder,
+        source,
+        settings.clone(),
+        Some(sink),
+        Some(metrics.clone()),
+    );
+
+    // Flow A at 115.84 Mb/s to port 2 (capacity 100 Mb/s): congested.
+    let mut rng = Lcg(7);
+    // Samples from the recent past, as a capture would deliver them.
+    let t0 = planck_collector::export::event::now_ns() - 300_000_000;
+    for i in 0..2000u64 {
+        let ts = t0 + i * 100_000;
+        if rng.one_in(8) || i == 0 {
+            let seq = (i as u32).wrapping_mul(1448);
+            worker.on_frame(
+                ts,
+                None,
+                None,
+                &tcp(
+                    MAC_H1,
+                    MAC_H2,
+                    [10, 0, 0, 1],
+                    [10, 0, 0, 2],
+                    40000,
+                    5201,
+                    seq,
+                    1,
+                    1448,
+                    Some(10),
+                    128,
+                ),
+            );
+        }
+        if i % 10 == 0 {
+            worker.tick(ts);
+        }
+    }
+    assert!(
+        wait_for(&got, |r| !events_of(r, "PORT_CONGESTION").is_empty()),
+        "no congestion notice"
+    );
+    {
+        let r = got.lock().unwrap();
+        let n = &events_of(&r, "PORT_CONGESTION")[0];
+        assert_eq!(n["state"], "CONGESTED");
+        assert_eq!(n["switch"], "of:0000000000000001");
+        assert_eq!(n["port"], 2);
+        assert_eq!(n["capacityBps"].as_f64().unwrap(), 1e8);
+        let load = n["loadBps"].as_f64().unwrap();
+        assert!((load - 115.84e6).abs() < 0.01 * 115.84e6, "{n}");
+        assert!((n["utilization"].as_f64().unwrap() - load / 1e8).abs() < 1e-9);
+        assert!(n["timeUs"].as_u64().unwrap() >= n["sampleUs"].as_u64().unwrap());
+        assert_eq!(r.batches[0]["version"], 1);
+        assert_eq!(r.batches[0]["collector"], "c1");
+        // base64("onos:rocks")
+        assert_eq!(r.auth[0].as_deref(), Some("Basic b25vczpyb2Nrcw=="));
+    }
+    // A minute later (one report interval): the flow's rate is reported, and the flow,
+    // idle, expires; its load leaves the port, which clears.
+    worker.tick(t0 + 2000 * 100_000 + 60_000_000_000);
+    assert!(
+        wait_for(&got, |r| events_of(r, "PORT_CONGESTION").len() >= 2),
+        "no clear notice"
+    );
+    assert!(
+        wait_for(&got, |r| !events_of(r, "FLOW_RATE").is_empty()),
+        "no flow rate"
+    );
+    drop(worker);
+    export_thread.join().unwrap();
+
+    let r = got.lock().unwrap();
+    let notices = events_of(&r, "PORT_CONGESTION");
+    assert_eq!(notices.len(), 2);
+    assert_eq!(notices[1]["state"], "CLEARED");
+    assert_eq!(notices[1]["loadBps"].as_f64().unwrap(), 0.0);
+    let rates = events_of(&r, "FLOW_RATE");
+    let f = &rates[0];
+    assert_eq!(f["flow"]["src"], "10.0.0.1");
+    assert_eq!(f["flow"]["dport"], 5201);
+    assert_eq!(f["port"], 2);
+    assert_eq!(f["dstMac"], "02:00:00:00:00:02");
+    assert_eq!(f["estimator"], "TCP_SEQ");
+    assert!(
+        (f["bytesPerSec"].as_f64().unwrap() - 14.48e6).abs() < 0.01 * 14.48e6,
+        "{f}"
+    );
+    assert!(f["samples"].as_u64().unwrap() > 0);
+    assert!(f["lastSampleUs"].as_u64().unwrap() >= f["firstSampleUs"].as_u64().unwrap());
+    // Batch sequence numbers: 0, 1, 2, ... without gaps.
+    let seqs: Vec<u64> = r
+        .batches
+        .iter()
+        .map(|b| b["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (0..seqs.len() as u64).collect::<Vec<_>>());
+    assert_eq!(metrics.queue_drops.get(), 0);
+    assert_eq!(metrics.notices.get(), 2);
+    assert!(
+        metrics
+            .encode()
+            .contains("planck_collector_notice_delivery_seconds_count 2")
+    );
+}
+
+fn flow_rate(i: u16) -> Event {
+    Event::FlowRate(FlowRate {
+        flow: FlowId {
+            src: "10.0.0.1".parse().unwrap(),
+            dst: "10.0.0.2".parse().unwrap(),
+            proto: 6,
+            sport: i,
+            dport: 80,
+        },
+        switch: Arc::from("of:1"),
+        port: 1,
+        dst_mac: MacAddr([2, 0, 0, 0, 0, 2]),
+        bytes_per_sec: 1.0,
+        samples: 1,
+        first_sample_us: 1,
+        last_sample_us: 2,
+        estimator: EstimatorKind::TcpSeq,
+    })
+}
+
+#[test]
+fn controller_away_bounded_queue_counted_drops_then_retry() {
+    // Reserve a port with nothing listening on it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/onos/planck/v1/telemetry/events");
+    let metrics = Arc::new(Metrics::new());
+    let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 1.0));
+    let cfg = ExportConfig {
+        queue_capacity: 16,
+        max_pending: 32,
+        ..export_config(url)
+    };
+    let (exporter, sink) = Exporter::new(cfg, metrics.clone(), settings);
+    let export_thread = std::thread::spawn(move || exporter.run());
+    for i in 0..2000u16 {
+        sink.send(flow_rate(i));
+    }
+    // Wait for at least one failed attempt and some backoff.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metrics.export_failures.get() < 2 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(metrics.export_failures.get() >= 2);
+    let dropped = metrics.queue_drops.get();
+    // At most queue (16) + pending (32) + one batch in flight (32) survive.
+    assert!(dropped >= 2000 - 80, "dropped {dropped}");
+
+    // The controller comes up on that port: the held batch goes out with seq 0.
+    let server = tiny_http::Server::http(format!("127.0.0.1:{port}")).unwrap();
+    let got = controller(server);
+    assert!(wait_for(&got, |r| r
+        .batches
+        .iter()
+        .map(|b| b["events"].as_array().unwrap().len() as u64)
+        .sum::<u64>()
+        == 2000 - dropped));
+    drop(sink);
+    export_thread.join().unwrap();
+    let r = got.lock().unwrap();
+    assert_eq!(r.batches[0]["seq"], 0);
+    assert_eq!(metrics.events_sent.get(), 2000 - dropped);
+}

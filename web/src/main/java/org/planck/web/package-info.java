@@ -1,0 +1,4 @@
+/**
+ * Planck REST API.
+ */
+package org.planck.web;

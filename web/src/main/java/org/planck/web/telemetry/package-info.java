@@ -1,0 +1,4 @@
+/**
+ * REST resources for telemetry ingestion, flow and port state, and metrics.
+ */
+package org.planck.web.telemetry;
