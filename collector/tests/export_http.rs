@@ -93,8 +93,8 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
     let got = controller(server);
 
     let metrics = Arc::new(Metrics::new());
-    // A long report interval: the notice must not wait for it.
-    let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 1000.0));
+    // A report interval far longer than the wait below: the notice must not wait for it.
+    let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 60_000.0));
     let (exporter, sink) = Exporter::new(export_config(url), metrics.clone(), settings.clone());
     let export_thread = std::thread::spawn(move || exporter.run());
 
@@ -116,7 +116,6 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
 
     // Flow A at 115.84 Mb/s to port 2 (capacity 100 Mb/s): congested.
     let mut rng = Lcg(7);
-    let start = Instant::now();
     // Samples from the recent past, as a capture would deliver them.
     let t0 = planck_collector::export::event::now_ns() - 300_000_000;
     for i in 0..2000u64 {
@@ -150,10 +149,6 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
         wait_for(&got, |r| !events_of(r, "PORT_CONGESTION").is_empty()),
         "no congestion notice"
     );
-    assert!(
-        start.elapsed() < Duration::from_millis(900),
-        "notice waited for the report timer"
-    );
     {
         let r = got.lock().unwrap();
         let n = &events_of(&r, "PORT_CONGESTION")[0];
@@ -170,9 +165,9 @@ fn congestion_notice_and_flow_rates_reach_the_controller() {
         // base64("onos:rocks")
         assert_eq!(r.auth[0].as_deref(), Some("Basic b25vczpyb2Nrcw=="));
     }
-    // A second later (one report interval): the flow's rate is reported, and the flow,
+    // A minute later (one report interval): the flow's rate is reported, and the flow,
     // idle, expires; its load leaves the port, which clears.
-    worker.tick(t0 + 2000 * 100_000 + 1_000_000_000);
+    worker.tick(t0 + 2000 * 100_000 + 60_000_000_000);
     assert!(
         wait_for(&got, |r| events_of(r, "PORT_CONGESTION").len() >= 2),
         "no clear notice"

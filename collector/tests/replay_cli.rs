@@ -251,3 +251,33 @@ fn help_explains_every_option() {
         .unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().contains("--config"));
 }
+
+#[test]
+fn recorded_pace_takes_the_recorded_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let pcap = dir.path().join("slow.pcap");
+    // 4 samples 100 ms apart: 300 ms of recording.
+    let frames: Vec<Captured> = (0..4u32)
+        .map(|i| Captured {
+            ts_ns: T0 + i as u64 * 100_000_000,
+            frame: tcp(
+                MAC_H1,
+                MAC_H2,
+                [10, 0, 0, 1],
+                [10, 0, 0, 2],
+                1,
+                2,
+                i * 1000,
+                0,
+                1000,
+                None,
+                1054,
+            ),
+        })
+        .collect();
+    write_pcap(&pcap, &frames);
+    let start = std::time::Instant::now();
+    let (flows, _) = run_replay(&pcap, &["--pace", "recorded"]);
+    assert!(start.elapsed() >= std::time::Duration::from_millis(300));
+    assert_eq!(flows[0]["samples"], 4);
+}

@@ -1,3 +1,122 @@
-fn main() {
-    println!("Hello, world!");
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use planck_emu::config::{Config, OutputFormat, SchemeConfig};
+use planck_emu::experiment::run_config;
+use planck_emu::stress::stress;
+
+/// Flexplane-style emulator of data-plane resource-management schemes.
+#[derive(Parser)]
+#[command(name = "planck-emu", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the experiment described by a TOML or JSON config file.
+    Run {
+        #[arg(long)]
+        config: PathBuf,
+        /// Write results here (overrides output.dir).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// csv or json (overrides output.format).
+        #[arg(long, value_parser = ["csv", "json"])]
+        format: Option<String>,
+        /// Worker threads (overrides emulation.threads).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Run the emulator as the lab fabric, driven through its control API.
+    Fabric {
+        #[arg(long)]
+        config: PathBuf,
+        /// Control API address (overrides control.listen).
+        #[arg(long)]
+        listen: Option<String>,
+    },
+    /// Raise the offered load until the emulator cannot keep up with real time.
+    Stress {
+        /// rack:N, rack:RxN or fat_tree:K
+        #[arg(long, default_value = "rack:32")]
+        topology: String,
+        /// droptail, red, red_ecn, dctcp, priority, drr, hull or pfabric
+        #[arg(long, default_value = "droptail")]
+        scheme: String,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Total wall-clock budget across all load levels.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        #[arg(long, default_value_t = 10.0)]
+        link_gbps: f64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match execute(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let msg = format!("{e:#}").replace('\n', " ");
+            eprintln!("planck-emu: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn execute(cmd: Command) -> anyhow::Result<()> {
+    match cmd {
+        Command::Run {
+            config,
+            out,
+            format,
+            threads,
+        } => {
+            let mut cfg = Config::load(&config)?;
+            if let Some(t) = threads {
+                cfg.emulation.threads = t;
+            }
+            if let Some(f) = format {
+                cfg.output.format = if f == "json" {
+                    OutputFormat::Json
+                } else {
+                    OutputFormat::Csv
+                };
+            }
+            if out.is_some() {
+                cfg.output.dir = out;
+            }
+            let report = run_config(&cfg)?;
+            if let Some(dir) = &cfg.output.dir {
+                report.write(dir, cfg.output.format)?;
+            }
+            println!("{}", serde_json::to_string(&report.summary)?);
+        }
+        Command::Fabric { config, listen } => {
+            let mut cfg = planck_emu::lab::FabricConfig::load(&config)?;
+            if let Some(l) = listen {
+                cfg.control.listen = l;
+            }
+            let running = planck_emu::lab::start(&cfg)?;
+            eprintln!("planck-emu fabric: control API on http://{}", running.addr);
+            running.join();
+        }
+        Command::Stress {
+            topology,
+            scheme,
+            threads,
+            seconds,
+            link_gbps,
+        } => {
+            let scheme = SchemeConfig::parse_name(&scheme).map_err(anyhow::Error::msg)?;
+            let r = stress(&topology, scheme, threads, seconds, link_gbps)?;
+            println!("{}", serde_json::to_string(&r)?);
+        }
+    }
+    Ok(())
 }

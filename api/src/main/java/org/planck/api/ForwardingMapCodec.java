@@ -13,12 +13,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * JSON form of forwarding maps, exactly as in docs/protocol/forwarding-map-v1.md. The same
  * form is pushed to collectors and served by the REST API.
  */
 public final class ForwardingMapCodec {
+
+    /** Largest port number a switch can report (OpenFlow ports are 32-bit). */
+    private static final long MAX_PORT = 0xffffffffL;
+    private static final Pattern MAC = Pattern.compile("([0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}");
 
     private ForwardingMapCodec() {
     }
@@ -39,7 +44,7 @@ public final class ForwardingMapCodec {
         for (SwitchForwarding sw : map.switches()) {
             ObjectNode s = switches.addObject();
             s.put("switch", sw.deviceId().toString());
-            s.put("rspanVlan", sw.rspanVlan().toShort());
+            s.put("rspanVlan", (int) sw.rspanVlan().toShort());
             s.put("mirrorPort", sw.mirrorPort().toLong());
             ArrayNode ports = s.putArray("ports");
             for (PortCapacity p : sw.ports()) {
@@ -61,36 +66,48 @@ public final class ForwardingMapCodec {
      */
     public static ForwardingMap decode(JsonNode json) {
         require(json != null && json.isObject(), "forwarding map must be a JSON object");
-        require(json.path("version").isInt() && json.get("version").asInt() == ForwardingMap.VERSION,
+        require(json.path("version").isIntegralNumber() && json.get("version").asLong() == ForwardingMap.VERSION,
                 "version must be 1");
         require(json.path("collector").isTextual(), "collector must be a string");
-        require(json.path("generation").isIntegralNumber() && json.get("generation").asLong() >= 0,
-                "generation must be an integer >= 0");
+        integer(json.path("generation"), 0, Long.MAX_VALUE, "generation");
         require(json.path("switches").isArray(), "switches must be an array");
         List<SwitchForwarding> switches = new ArrayList<>();
         for (JsonNode s : json.get("switches")) {
             require(s.path("switch").isTextual(), "switch must be a string");
-            require(s.path("rspanVlan").isInt(), "rspanVlan must be an integer");
-            require(s.path("mirrorPort").isIntegralNumber(), "mirrorPort must be an integer");
+            long vlan = integer(s.path("rspanVlan"), 1, 4094, "rspanVlan");
+            long mirrorPort = integer(s.path("mirrorPort"), 1, MAX_PORT, "mirrorPort");
             require(s.path("ports").isArray() && s.path("entries").isArray(), "ports and entries must be arrays");
             List<PortCapacity> ports = new ArrayList<>();
             for (JsonNode p : s.get("ports")) {
-                require(p.path("port").isIntegralNumber() && p.path("capacityBps").isIntegralNumber(),
-                        "port entries need integer port and capacityBps");
-                ports.add(new PortCapacity(PortNumber.portNumber(p.get("port").asLong()),
-                        p.get("capacityBps").asLong()));
+                ports.add(new PortCapacity(PortNumber.portNumber(integer(p.path("port"), 1, MAX_PORT, "port")),
+                        integer(p.path("capacityBps"), 0, Long.MAX_VALUE, "capacityBps")));
             }
             Map<MacAddress, PortNumber> entries = new HashMap<>();
             for (JsonNode e : s.get("entries")) {
-                require(e.path("mac").isTextual() && e.path("port").isIntegralNumber(),
-                        "entries need a string mac and an integer port");
-                entries.put(MacAddress.valueOf(e.get("mac").asText()), PortNumber.portNumber(e.get("port").asLong()));
+                require(e.path("mac").isTextual() && MAC.matcher(e.path("mac").asText()).matches(),
+                        "entries need a MAC written aa:bb:cc:dd:ee:ff");
+                long port = integer(e.path("port"), 1, MAX_PORT, "entry port");
+                PortNumber previous = entries.put(MacAddress.valueOf(e.get("mac").asText()),
+                        PortNumber.portNumber(port));
+                require(previous == null, "MAC " + e.get("mac").asText() + " listed twice for one switch");
             }
-            switches.add(new SwitchForwarding(DeviceId.deviceId(s.get("switch").asText()),
-                    VlanId.vlanId((short) s.get("rspanVlan").asInt()),
-                    PortNumber.portNumber(s.get("mirrorPort").asLong()), ports, entries));
+            DeviceId device;
+            try {
+                device = DeviceId.deviceId(s.get("switch").asText());
+            } catch (IllegalArgumentException | NullPointerException ex) {
+                throw new IllegalArgumentException("switch is not a device id: " + s.get("switch").asText());
+            }
+            switches.add(new SwitchForwarding(device, VlanId.vlanId((short) vlan), PortNumber.portNumber(mirrorPort),
+                    ports, entries));
         }
         return new ForwardingMap(json.get("collector").asText(), json.get("generation").asLong(), switches);
+    }
+
+    private static long integer(JsonNode n, long min, long max, String field) {
+        require(n.isIntegralNumber() && n.canConvertToLong(), field + " must be an integer");
+        long v = n.asLong();
+        require(v >= min && v <= max, field + " must be in [" + min + ", " + max + "], got " + v);
+        return v;
     }
 
     private static void require(boolean condition, String reason) {

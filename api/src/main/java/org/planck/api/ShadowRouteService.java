@@ -6,6 +6,7 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.FlowRule;
 import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.ShadowPath;
 import org.planck.api.fabric.ShadowTree;
@@ -72,10 +73,41 @@ public interface ShadowRouteService extends ListenerService<ShadowRouteEvent, Sh
     Map<MacAddress, PortNumber> egressEntries(DeviceId deviceId);
 
     /**
-     * Every flow rule of the current plan, on all switches (each is installed by the
-     * switch's master).
+     * Every flow rule of the current plan and of the flow placements, on all switches (each
+     * is installed by the switch's master).
      *
      * @return the rules
      */
     Collection<FlowRule> plannedRules();
+
+    /**
+     * Steers one flow onto shadow path {@code pathIndex} with a per-flow rule at the source's
+     * edge switch (a TE move: one flow-mod). The placement is kept cluster-wide; if a later
+     * topology change kills or reshapes that path, the flow is moved back to its host pair's
+     * default path (or dropped if a host is gone).
+     *
+     * @param flow      the flow's 5-tuple
+     * @param src       source host MAC
+     * @param dst       destination host MAC
+     * @param pathIndex shadow path index toward dst
+     * @throws IllegalArgumentException if a host is unknown, the hosts share an edge switch,
+     *                                  or no tree with that index reaches the source
+     * @throws IllegalStateException    if Planck is not configured
+     */
+    void placeFlow(FlowKey flow, MacAddress src, MacAddress dst, int pathIndex);
+
+    /**
+     * Removes a flow's per-flow rule; its traffic follows the host-pair default again.
+     *
+     * @param flow the flow's 5-tuple
+     * @return true if the flow had a placement
+     */
+    boolean removeFlow(FlowKey flow);
+
+    /**
+     * The flows placed with {@link #placeFlow}.
+     *
+     * @return flow to placement
+     */
+    Map<FlowKey, FlowPlacement> placements();
 }

@@ -2,7 +2,6 @@ package org.planck.app;
 
 import com.google.common.util.concurrent.MoreExecutors;
 import org.onlab.junit.TestUtils;
-import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
@@ -100,13 +99,4 @@ public class FabricTestBed extends PlanckTestBed {
         call(mirrors, "deactivate");
     }
 
-    /**
-     * The port a host of the fabric is attached to.
-     *
-     * @param h host
-     * @return its connect point
-     */
-    public static ConnectPoint at(FabricHost h) {
-        return h.location();
-    }
 }

@@ -18,6 +18,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Drivers for tests: devices registered with {@link #withMirroring(DeviceId)} have the
@@ -32,6 +33,7 @@ public class TestDriverService extends DriverServiceAdapter {
         public final Map<String, MirroringDescription> mirrors = new ConcurrentHashMap<>();
         public final Map<String, String> bridges = new ConcurrentHashMap<>();
         public volatile boolean refuse;
+        public final AtomicInteger deletes = new AtomicInteger();
 
         @Override
         public boolean addMirroring(BridgeName bridge, MirroringDescription description) {
@@ -45,6 +47,7 @@ public class TestDriverService extends DriverServiceAdapter {
 
         @Override
         public void deleteMirroring(MirroringName name) {
+            deletes.incrementAndGet();
             mirrors.remove(name.name());
             bridges.remove(name.name());
         }

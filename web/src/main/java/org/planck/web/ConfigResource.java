@@ -13,6 +13,8 @@ import javax.ws.rs.GET;
 import javax.ws.rs.PUT;
 import javax.ws.rs.Path;
 import javax.ws.rs.Produces;
+import javax.ws.rs.core.Context;
+import javax.ws.rs.core.HttpHeaders;
 import javax.ws.rs.core.MediaType;
 import javax.ws.rs.core.Response;
 import java.io.IOException;
@@ -44,15 +46,23 @@ public class ConfigResource extends AbstractWebResource {
      * Replaces the configuration. An invalid configuration is rejected and the one in force
      * stays unchanged.
      *
-     * @param stream configuration JSON
+     * @param headers request headers
+     * @param stream  configuration JSON
      * @return 200 OK with the configuration now in force; 400 with the reason if the body is
-     *         not JSON or the configuration is invalid
+     *         not JSON or the configuration is invalid; 415 if the body is declared as
+     *         something other than JSON
      * @onos.rsModel PlanckConfig
      */
     @PUT
-    @Consumes(MediaType.APPLICATION_JSON)
+    @Consumes(MediaType.WILDCARD)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response putConfig(InputStream stream) {
+    public Response putConfig(@Context HttpHeaders headers, InputStream stream) {
+        // Media types are checked here rather than by JAX-RS so a refusal carries a JSON body.
+        MediaType type = headers.getMediaType();
+        if (type != null && !type.isCompatible(MediaType.APPLICATION_JSON_TYPE)) {
+            return ErrorResponses.error(Response.Status.UNSUPPORTED_MEDIA_TYPE,
+                    "Content-Type must be application/json, got " + type);
+        }
         JsonNode json;
         try {
             json = mapper().readTree(stream);

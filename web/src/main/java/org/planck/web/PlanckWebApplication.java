@@ -4,6 +4,7 @@ import org.onlab.rest.AbstractWebApplication;
 import org.planck.web.telemetry.FlowsResource;
 import org.planck.web.telemetry.MetricsResource;
 import org.planck.web.telemetry.PortsResource;
+import org.planck.web.telemetry.RerouteLogResource;
 import org.planck.web.telemetry.TelemetryEventsResource;
 
 import java.util.Set;
@@ -22,6 +23,7 @@ public class PlanckWebApplication extends AbstractWebApplication {
                 TelemetryEventsResource.class,
                 FlowsResource.class,
                 PortsResource.class,
-                MetricsResource.class);
+                MetricsResource.class,
+                RerouteLogResource.class);
     }
 }

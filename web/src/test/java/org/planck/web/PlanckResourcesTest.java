@@ -133,6 +133,19 @@ public class PlanckResourcesTest extends ResourceTest {
     }
 
     @Test
+    public void nonJsonBodyIsRefusedWithAJsonError() throws Exception {
+        put("v1/config", VALID).close();
+        PlanckSettings before = config.settings;
+        Response r = target("v1/config").request(MediaType.APPLICATION_JSON)
+                .put(Entity.entity(VALID, MediaType.TEXT_PLAIN));
+        assertEquals(415, r.getStatus());
+        String body = r.readEntity(String.class);
+        assertEquals(body, 415, mapper.readTree(body).get("code").asInt());
+        assertThat(mapper.readTree(body).get("message").asText(), containsString("application/json"));
+        assertEquals(before, config.settings);
+    }
+
+    @Test
     public void deleteRemovesTheConfig() throws Exception {
         put("v1/config", VALID).close();
         assertEquals(204, target("v1/config").request().delete().getStatus());

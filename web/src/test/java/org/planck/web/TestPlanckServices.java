@@ -10,6 +10,7 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.FlowRule;
 import org.planck.api.CollectorPushStatus;
+import org.planck.api.FlowKey;
 import org.planck.api.ForwardingMap;
 import org.planck.api.ForwardingMapService;
 import org.planck.api.MirrorListener;
@@ -26,6 +27,7 @@ import org.planck.api.config.PlanckSettings;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.FabricLink;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.ShadowMacSpace;
 import org.planck.api.fabric.ShadowPath;
@@ -174,6 +176,21 @@ final class TestPlanckServices {
         @Override
         public Collection<FlowRule> plannedRules() {
             return List.of();
+        }
+
+        @Override
+        public void placeFlow(FlowKey flow, MacAddress src, MacAddress dst, int pathIndex) {
+            throw new UnsupportedOperationException("not used by these tests");
+        }
+
+        @Override
+        public boolean removeFlow(FlowKey flow) {
+            return false;
+        }
+
+        @Override
+        public Map<FlowKey, FlowPlacement> placements() {
+            return Map.of();
         }
 
         @Override

@@ -2,6 +2,8 @@ package org.planck.api.config;
 
 import org.onosproject.core.ApplicationId;
 import org.onosproject.net.config.Config;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Optional;
 
@@ -13,6 +15,8 @@ public class PlanckConfig extends Config<ApplicationId> {
 
     /** The netcfg key: {@code apps/<app name>/planck}. */
     public static final String KEY = "planck";
+
+    private static final Logger LOG = LoggerFactory.getLogger(PlanckConfig.class);
 
     /**
      * Says why this configuration is invalid.
@@ -28,9 +32,17 @@ public class PlanckConfig extends Config<ApplicationId> {
         }
     }
 
+    /**
+     * Validates the configuration. ONOS's netcfg store calls this and refuses invalid
+     * configurations with a generic message, so the reason is logged here.
+     *
+     * @return true if valid
+     */
     @Override
     public boolean isValid() {
-        return invalidReason().isEmpty();
+        Optional<String> reason = invalidReason();
+        reason.ifPresent(r -> LOG.warn("Invalid Planck configuration for {}: {}", subject, r));
+        return reason.isEmpty();
     }
 
     /**

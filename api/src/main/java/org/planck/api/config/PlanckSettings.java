@@ -206,8 +206,13 @@ public final class PlanckSettings {
                         + " must be 1-15 characters of [A-Za-z0-9._-], got \"" + bridge + "\"");
             }
         }
-        return new ServedSwitch(DeviceId.deviceId(device), PortNumber.portNumber(mirrorPort),
-                VlanId.vlanId((short) vlan), bridge);
+        DeviceId deviceId;
+        try {
+            deviceId = DeviceId.deviceId(device);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigException(where + "." + DEVICE + " is not a device id: " + e.getMessage());
+        }
+        return new ServedSwitch(deviceId, PortNumber.portNumber(mirrorPort), VlanId.vlanId((short) vlan), bridge);
     }
 
     private static void onlyFields(JsonNode n, Set<String> allowed, String where) {

@@ -13,6 +13,7 @@ public final class IngestCounters {
     private final long staleEvents;
     private final long lostBatches;
     private final long expiredFlows;
+    private final long droppedFlowEvents;
 
     /**
      * Creates a snapshot.
@@ -26,10 +27,11 @@ public final class IngestCounters {
      * @param staleEvents       FLOW_RATE events older than the state they would replace (not applied)
      * @param lostBatches       batches missing from collectors' sequence numbers
      * @param expiredFlows      flow records removed for idleness
+     * @param droppedFlowEvents FLOW_RATE events for new flows not applied because the flow table was full
      */
     public IngestCounters(long batches, long rejectedBatches, long flowRateEvents, long congestionNotices,
                           long unknownDevice, long unknownPort, long staleEvents, long lostBatches,
-                          long expiredFlows) {
+                          long expiredFlows, long droppedFlowEvents) {
         this.batches = batches;
         this.rejectedBatches = rejectedBatches;
         this.flowRateEvents = flowRateEvents;
@@ -39,6 +41,7 @@ public final class IngestCounters {
         this.staleEvents = staleEvents;
         this.lostBatches = lostBatches;
         this.expiredFlows = expiredFlows;
+        this.droppedFlowEvents = droppedFlowEvents;
     }
 
     public long batches() {
@@ -75,5 +78,9 @@ public final class IngestCounters {
 
     public long expiredFlows() {
         return expiredFlows;
+    }
+
+    public long droppedFlowEvents() {
+        return droppedFlowEvents;
     }
 }

@@ -73,6 +73,31 @@ public final class TelemetryJson {
     }
 
     /**
+     * A reroute.
+     *
+     * @param mapper  JSON factory
+     * @param reroute the reroute
+     * @return JSON object; "congestedPort" is null for a manual reroute
+     */
+    public static ObjectNode reroute(ObjectMapper mapper, Reroute reroute) {
+        ObjectNode n = mapper.createObjectNode();
+        n.set("flow", flowKey(mapper, reroute.flow()));
+        if (reroute.congestedPort().isPresent()) {
+            ObjectNode p = n.putObject("congestedPort");
+            p.put("switch", reroute.congestedPort().get().deviceId().toString());
+            p.put("port", reroute.congestedPort().get().port().toLong());
+        } else {
+            n.putNull("congestedPort");
+        }
+        n.put("fromPath", reroute.fromPath());
+        n.put("toPath", reroute.toPath());
+        n.put("shadowMac", reroute.shadowMac().toString());
+        n.put("decisionLatencyMicros", reroute.decisionLatencyMicros());
+        n.put("timeMillis", reroute.timeMillis());
+        return n;
+    }
+
+    /**
      * The 200 answer to a telemetry batch.
      *
      * @param mapper JSON factory

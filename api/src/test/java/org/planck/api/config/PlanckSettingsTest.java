@@ -130,6 +130,7 @@ public class PlanckSettingsTest {
     @Test
     public void rejectsBadSwitches() {
         rejects("collectors[0].switches[0].device is not a device id", n -> sw(n, 0, 0).put("device", "0001"));
+        rejects("collectors[0].switches[0].device is not a device id", n -> sw(n, 0, 0).put("device", "of:bad^id"));
         rejects("collectors[0].switches[1].mirrorPort must be in", n -> sw(n, 0, 1).put("mirrorPort", 0));
         rejects("collectors[0].switches[1].mirrorPort must be an integer", n -> sw(n, 0, 1).put("mirrorPort", "5"));
         rejects("collectors[0].switches[0].rspanVlan must be in [1, 4094]", n -> sw(n, 0, 0).put("rspanVlan", 4095));

@@ -137,6 +137,9 @@ public final class PlanckMetrics {
                     "Flow-rate events older than the estimate already held (not applied)", c.staleEvents()));
             mfs.add(new CounterMetricFamily("planck_telemetry_lost_batches_total",
                     "Batches missing from collectors' sequence numbers", c.lostBatches()));
+            mfs.add(new CounterMetricFamily("planck_telemetry_dropped_flow_events_total",
+                    "Flow-rate events for new flows not applied because the flow table was full",
+                    c.droppedFlowEvents()));
             mfs.add(new CounterMetricFamily("planck_flows_expired_total",
                     "Flow records removed after the idle timeout", c.expiredFlows()));
             mfs.add(new GaugeMetricFamily("planck_flow_records",

@@ -48,6 +48,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.onlab.util.Tools.groupedThreads;
@@ -117,6 +118,7 @@ public class MirrorManager extends AbstractListenerManager<MirrorEvent, MirrorLi
         deviceService.removeListener(deviceListener);
         configService.removeListener(configListener);
         executor.shutdown();
+        awaitIdle();
         // Take down what this node put up; the other members do the same for theirs.
         for (DeviceId d : ImmutableList.copyOf(sessions.keySet())) {
             if (mastershipService.isLocalMaster(d)) {
@@ -200,8 +202,9 @@ public class MirrorManager extends AbstractListenerManager<MirrorEvent, MirrorLi
         List<String> names = ports.stream().map(this::portName).collect(Collectors.toList());
         String mirrorPortName = portName(deviceId, sw.mirrorPort()).orElse(sw.mirrorPort().toString());
         MirroringConfig mirroring = driverService.createHandler(deviceId).behaviour(MirroringConfig.class);
-        if (current != null && current.mode() == MirrorMode.SWITCH_MIRROR
-                && current.state() == MirrorSession.State.ACTIVE) {
+        if (current != null && current.mode() == MirrorMode.SWITCH_MIRROR) {
+            // Replace, never duplicate: the switch may still hold our mirror from before a
+            // disconnect or a failed attempt (OVSDB keeps it across controller sessions).
             mirroring.deleteMirroring(MirroringName.mirroringName(MIRROR_NAME));
         }
         boolean ok = mirroring.addMirroring(BridgeName.bridgeName(bridge.get()),
@@ -321,6 +324,16 @@ public class MirrorManager extends AbstractListenerManager<MirrorEvent, MirrorLi
                 default:
                     break;
             }
+        }
+    }
+
+    private void awaitIdle() {
+        try {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("Pending work did not finish within 5 s of deactivation");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

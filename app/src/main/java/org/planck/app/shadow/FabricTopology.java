@@ -101,7 +101,7 @@ public final class FabricTopology {
                 continue;
             }
             ConnectPoint at = new ConnectPoint(loc.deviceId(), loc.port());
-            if (!switches.contains(at.deviceId()) || linkPorts.contains(at) || mirrorPorts.contains(at)) {
+            if (at.port().isLogical() || !switches.contains(at.deviceId()) || linkPorts.contains(at) || mirrorPorts.contains(at)) {
                 continue;
             }
             if (!hostPorts.add(at)) {

@@ -1,6 +1,5 @@
 package org.planck.app.shadow;
 
-import com.google.common.collect.ImmutableList;
 import org.onlab.packet.MacAddress;
 import org.onosproject.core.ApplicationId;
 import org.onosproject.core.CoreService;
@@ -23,12 +22,17 @@ import org.onosproject.net.host.HostService;
 import org.onosproject.net.link.LinkEvent;
 import org.onosproject.net.link.LinkListener;
 import org.onosproject.net.link.LinkService;
+import org.onosproject.store.service.ConsistentMap;
+import org.onosproject.store.service.MapEvent;
+import org.onosproject.store.service.MapEventListener;
 import org.onosproject.store.service.StorageService;
+import org.onosproject.store.service.Versioned;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.planck.api.FlowKey;
 import org.planck.api.MirrorEvent;
 import org.planck.api.MirrorListener;
 import org.planck.api.MirrorService;
@@ -42,6 +46,7 @@ import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.ForwardingMap;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
@@ -52,6 +57,7 @@ import org.planck.api.fabric.ShadowTree;
 import org.planck.app.PlanckApp;
 import org.planck.app.routing.ShadowRoutePlanner;
 import org.planck.app.store.DistributedShadowMacAllocator;
+import org.planck.app.store.PlanckSerializers;
 import org.slf4j.Logger;
 
 import java.util.ArrayList;
@@ -67,6 +73,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.onlab.util.Tools.groupedThreads;
@@ -119,10 +126,13 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     private final HostListener hostListener = new InternalHostListener();
     private final MastershipListener mastershipListener = new InternalMastershipListener();
     private final MirrorListener mirrorListener = new InternalMirrorListener();
+    private final MapEventListener<FlowKey, FlowPlacement> placementListener = new InternalPlacementListener();
     private final AtomicBoolean recomputeQueued = new AtomicBoolean();
 
     private ApplicationId appId;
     private DistributedShadowMacAllocator allocator;
+    /** Per-flow placements (TE moves), shared by the cluster; each is realised by one ingress rule. */
+    private ConsistentMap<FlowKey, FlowPlacement> placements;
     private FabricTopology topology;
     private ShadowRoutePlanner planner;
     private volatile RoutingPlan plan;
@@ -134,6 +144,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     protected void activate() {
         appId = coreService.registerApplication(PlanckApp.APP_NAME);
         allocator = DistributedShadowMacAllocator.create(storageService);
+        placements = storageService.<FlowKey, FlowPlacement>consistentMapBuilder()
+                .withName("planck-flow-placements").withSerializer(PlanckSerializers.SERIALIZER).build();
+        placements.addListener(placementListener);
         topology = new FabricTopology(deviceService, linkService, hostService);
         if (executor == null) {
             executor = Executors.newSingleThreadExecutor(groupedThreads("planck/shadow", "routes", log));
@@ -157,7 +170,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         linkService.removeListener(linkListener);
         deviceService.removeListener(deviceListener);
         configService.removeListener(configListener);
+        placements.removeListener(placementListener);
         executor.shutdown();
+        awaitIdle();
         flowRuleService.removeFlowRulesById(appId);
         plan = null;
         egress = null;
@@ -219,7 +234,79 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         }
         List<FlowRule> rules = new ArrayList<>(p.ruleCount());
         p.rulesByDevice().forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
+        placementRulesByDevice(p).forEach((d, planned) -> rules.addAll(flowRules(d, planned)));
         return rules;
+    }
+
+    @Override
+    public void placeFlow(FlowKey flow, MacAddress src, MacAddress dst, int pathIndex) {
+        RoutingPlan p = plan;
+        if (p == null) {
+            throw new IllegalStateException("Planck is not configured");
+        }
+        p.flowRule(flow, src, dst, pathIndex); // validates hosts, edge and index
+        placements.put(flow, FlowPlacement.of(src, dst, pathIndex, 0));
+    }
+
+    @Override
+    public boolean removeFlow(FlowKey flow) {
+        return placements.remove(flow) != null;
+    }
+
+    @Override
+    public Map<FlowKey, FlowPlacement> placements() {
+        return Map.copyOf(placements.asJavaMap());
+    }
+
+    /** The per-flow ingress rules of every placement that is valid on a plan, by switch. */
+    private Map<DeviceId, List<PlannedRule>> placementRulesByDevice(RoutingPlan p) {
+        Map<DeviceId, List<PlannedRule>> rules = new HashMap<>();
+        for (Map.Entry<FlowKey, FlowPlacement> e : placements.asJavaMap().entrySet()) {
+            FlowPlacement fp = e.getValue();
+            try {
+                PlannedRule r = p.flowRule(e.getKey(), fp.src(), fp.dst(), fp.pathIndex());
+                rules.computeIfAbsent(r.device(), d -> new ArrayList<>()).add(r);
+            } catch (IllegalArgumentException invalid) {
+                // Left for recompute() to re-place; nothing to install meanwhile.
+                continue;
+            }
+        }
+        return rules;
+    }
+
+    /**
+     * Moves placed flows whose path died or changed back to their host pair's default path,
+     * and drops those whose hosts are gone or now share an edge switch.
+     */
+    private void replace(RoutingPlan next, Collection<FlowKey> flows) {
+        for (FlowKey flow : flows) {
+            FlowPlacement old = Versioned.valueOrNull(placements.get(flow));
+            if (old == null) {
+                continue;
+            }
+            OptionalInt def = next.defaultPathIndex(old.src(), old.dst());
+            if (def.isPresent()) {
+                placements.put(flow, old.withPathIndex(def.getAsInt()));
+                log.info("Flow {} moved from path {} to default path {}", flow, old.pathIndex(), def.getAsInt());
+            } else {
+                placements.remove(flow);
+                log.info("Flow {} dropped: no path from {} to {} any more", flow, old.src(), old.dst());
+            }
+        }
+    }
+
+    /** Flows whose placement is not valid on a plan (after a full re-plan). */
+    private List<FlowKey> invalidPlacements(RoutingPlan p) {
+        List<FlowKey> invalid = new ArrayList<>();
+        for (Map.Entry<FlowKey, FlowPlacement> e : placements.asJavaMap().entrySet()) {
+            FlowPlacement fp = e.getValue();
+            try {
+                p.flowRule(e.getKey(), fp.src(), fp.dst(), fp.pathIndex());
+            } catch (IllegalArgumentException invalid1) {
+                invalid.add(e.getKey());
+            }
+        }
+        return invalid;
     }
 
     private List<FlowRule> flowRules(DeviceId d, List<PlannedRule> planned) {
@@ -256,6 +343,8 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
                     || planner.pathsPerDestination() != settings.shadowPathsPerDestination()) {
                 planner = new ShadowRoutePlanner(allocator, settings.shadowPathsPerDestination());
                 next = planner.plan(graph);
+                plan = next;
+                replace(next, invalidPlacements(next));
                 touched.addAll(next.rulesByDevice().keySet());
                 if (previous != null) {
                     touched.addAll(previous.rulesByDevice().keySet());
@@ -268,6 +357,14 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
                 }
                 RoutingUpdate update = planner.replan(previous, graph);
                 next = update.plan();
+                Map<FlowKey, FlowPlacement> placed = placements.asJavaMap();
+                Set<FlowKey> moved = update.flowsToReplace(placed);
+                for (FlowKey f : moved) {
+                    // The old per-flow rule sits at the source's old edge switch.
+                    previous.graph().host(placed.get(f).src()).ifPresent(h -> touched.add(h.edge()));
+                }
+                plan = next;
+                replace(next, moved);
                 update.rulesToAdd().forEach(r -> touched.add(r.device()));
                 update.rulesToRemove().forEach(r -> touched.add(r.device()));
                 log.info("Re-planned: {} paths changed ({} removed), {} rules added, {} removed",
@@ -276,8 +373,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
             }
             plan = next;
             egress = ForwardingMap.of(next);
+            Map<DeviceId, List<PlannedRule>> perFlow = placementRulesByDevice(next);
             for (DeviceId d : touched) {
-                program(d);
+                program(d, perFlow);
             }
             post(new ShadowRouteEvent(ShadowRouteEvent.Type.ROUTES_UPDATED, touched));
         } catch (RuntimeException e) {
@@ -293,6 +391,7 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         plan = null;
         egress = null;
         planner = null;
+        placements.clear();
         flowRuleService.removeFlowRulesById(appId);
         previous.graph().hosts().forEach(h -> allocator.release(h.mac()));
         log.info("Withdrew all shadow routes");
@@ -300,14 +399,16 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     }
 
     /** Makes the plan's rules on one switch exactly what the flow rule store holds for it. */
-    private void program(DeviceId d) {
+    private void program(DeviceId d, Map<DeviceId, List<PlannedRule>> perFlow) {
         if (!mastershipService.isLocalMaster(d)) {
             return;
         }
         RoutingPlan p = plan;
         Map<List<Object>, FlowRule> wanted = new HashMap<>();
         if (p != null) {
-            for (FlowRule r : flowRules(d, p.rulesAt(d))) {
+            List<PlannedRule> planned = new ArrayList<>(p.rulesAt(d));
+            planned.addAll(perFlow.getOrDefault(d, List.of()));
+            for (FlowRule r : flowRules(d, planned)) {
                 wanted.put(matchKey(r), r);
             }
         }
@@ -316,8 +417,8 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         int removes = 0;
         Set<List<Object>> present = new HashSet<>();
         for (FlowEntry e : flowRuleService.getFlowEntries(d)) {
-            if (e.appId() != appId.id() || !isPlanPriority(e.priority())) {
-                continue; // not ours, or a per-flow TE rule that the plan does not own
+            if (e.appId() != appId.id() || !isPlanckPriority(e.priority())) {
+                continue; // not a rule of the plan or of a placement
             }
             List<Object> key = matchKey(e);
             FlowRule w = wanted.get(key);
@@ -344,9 +445,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         return Arrays.asList(r.selector(), r.priority(), r.tableId());
     }
 
-    private static boolean isPlanPriority(int priority) {
+    private static boolean isPlanckPriority(int priority) {
         for (RuleKind k : RuleKind.values()) {
-            if (k != RuleKind.INGRESS_FLOW && k.priority() == priority) {
+            if (k.priority() == priority) {
                 return true;
             }
         }
@@ -356,8 +457,9 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
     /** Re-programs one switch with the plan in force (mirror mode or mastership changed). */
     private synchronized void reprogram(DeviceId d) {
         try {
-            if (plan != null) {
-                program(d);
+            RoutingPlan p = plan;
+            if (p != null) {
+                program(d, placementRulesByDevice(p));
             }
         } catch (RuntimeException e) {
             log.warn("Programming {} failed", d, e);
@@ -416,6 +518,22 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         }
     }
 
+    private class InternalPlacementListener implements MapEventListener<FlowKey, FlowPlacement> {
+        @Override
+        public void event(MapEvent<FlowKey, FlowPlacement> event) {
+            Set<MacAddress> sources = new HashSet<>();
+            if (event.newValue() != null) {
+                sources.add(event.newValue().value().src());
+            }
+            if (event.oldValue() != null) {
+                sources.add(event.oldValue().value().src());
+            }
+            for (MacAddress src : sources) {
+                host(src).ifPresent(h -> executor.execute(() -> reprogram(h.edge())));
+            }
+        }
+    }
+
     private class InternalMirrorListener implements MirrorListener {
         @Override
         public void event(MirrorEvent event) {
@@ -424,13 +542,14 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         }
     }
 
-    /**
-     * The hosts routing currently covers (for tests and views).
-     *
-     * @return hosts
-     */
-    List<FabricHost> routedHosts() {
-        RoutingPlan p = plan;
-        return p == null ? List.of() : ImmutableList.copyOf(p.graph().hosts());
+
+    private void awaitIdle() {
+        try {
+            if (!executor.awaitTermination(5, TimeUnit.SECONDS)) {
+                log.warn("Pending work did not finish within 5 s of deactivation");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

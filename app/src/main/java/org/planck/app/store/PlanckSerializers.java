@@ -4,7 +4,9 @@ import org.onlab.util.KryoNamespace;
 import org.onosproject.store.serializers.KryoNamespaces;
 import org.onosproject.store.service.Serializer;
 import org.planck.api.MirrorMode;
+import org.planck.api.FlowKey;
 import org.planck.api.MirrorSession;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.ShadowPathId;
 
 /**
@@ -17,7 +19,7 @@ public final class PlanckSerializers {
             .register(KryoNamespaces.API)
             .nextId(KryoNamespaces.BEGIN_USER_CUSTOM_ID)
             .register(MirrorSession.class, MirrorSession.State.class, MirrorMode.class,
-                    ShadowPathId.class)
+                    ShadowPathId.class, FlowKey.class, FlowPlacement.class)
             .build("planck");
 
     /** Serializer for consistent maps of Planck state. */

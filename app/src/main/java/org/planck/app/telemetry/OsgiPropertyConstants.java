@@ -13,6 +13,9 @@ public final class OsgiPropertyConstants {
     public static final String SWEEP_INTERVAL_MS = "sweepIntervalMs";
     public static final int SWEEP_INTERVAL_MS_DEFAULT = 250;
 
+    public static final String MAX_FLOW_RECORDS = "maxFlowRecords";
+    public static final int MAX_FLOW_RECORDS_DEFAULT = 1_000_000;
+
     public static final String CONGESTION_THRESHOLD_PERCENT = "congestionThresholdPercent";
     public static final double CONGESTION_THRESHOLD_PERCENT_DEFAULT = 90.0;
 

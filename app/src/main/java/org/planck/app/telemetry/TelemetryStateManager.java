@@ -5,6 +5,7 @@ import org.onlab.util.KryoNamespace;
 import org.onlab.util.Tools;
 import org.onosproject.cfg.ComponentConfigService;
 import org.onosproject.event.AbstractListenerManager;
+import org.onosproject.event.EventDeliveryService;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.Port;
 import org.onosproject.net.device.DeviceService;
@@ -67,6 +68,8 @@ import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_THRESHOL
 import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT_DEFAULT;
 import static org.planck.app.telemetry.OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS;
 import static org.planck.app.telemetry.OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS_DEFAULT;
+import static org.planck.app.telemetry.OsgiPropertyConstants.MAX_FLOW_RECORDS;
+import static org.planck.app.telemetry.OsgiPropertyConstants.MAX_FLOW_RECORDS_DEFAULT;
 import static org.planck.app.telemetry.OsgiPropertyConstants.SWEEP_INTERVAL_MS;
 import static org.planck.app.telemetry.OsgiPropertyConstants.SWEEP_INTERVAL_MS_DEFAULT;
 import static org.slf4j.LoggerFactory.getLogger;
@@ -84,6 +87,7 @@ import static org.slf4j.LoggerFactory.getLogger;
         property = {
                 FLOW_IDLE_TIMEOUT_MS + ":Integer=" + FLOW_IDLE_TIMEOUT_MS_DEFAULT,
                 SWEEP_INTERVAL_MS + ":Integer=" + SWEEP_INTERVAL_MS_DEFAULT,
+                MAX_FLOW_RECORDS + ":Integer=" + MAX_FLOW_RECORDS_DEFAULT,
                 CONGESTION_THRESHOLD_PERCENT + ":Double=" + CONGESTION_THRESHOLD_PERCENT_DEFAULT,
                 CONGESTION_HYSTERESIS_PERCENT + ":Double=" + CONGESTION_HYSTERESIS_PERCENT_DEFAULT,
         })
@@ -94,6 +98,7 @@ public class TelemetryStateManager
     /** Serializer of the replicated telemetry state. */
     public static final KryoNamespace SERIALIZER = KryoNamespace.newBuilder()
             .register(KryoNamespaces.API)
+            .nextId(KryoNamespaces.BEGIN_USER_CUSTOM_ID)
             .register(FlowKey.class, FlowAtSwitch.class, FlowRecord.class, RateEstimator.class,
                     PortCongestionNotice.class, CongestionState.class, CollectorCongestion.class)
             .build("PlanckTelemetry");
@@ -117,6 +122,9 @@ public class TelemetryStateManager
 
     /** Period of the idle-flow sweep, milliseconds. */
     private int sweepIntervalMs = SWEEP_INTERVAL_MS_DEFAULT;
+
+    /** Most flow records kept; reports of further new flows are dropped and counted. */
+    private int maxFlowRecords = MAX_FLOW_RECORDS_DEFAULT;
 
     /** Load-view utilisation (% of port capacity) at or above which a port is congested. */
     private double congestionThresholdPercent = CONGESTION_THRESHOLD_PERCENT_DEFAULT;
@@ -154,10 +162,61 @@ public class TelemetryStateManager
     private final LongAdder staleEvents = new LongAdder();
     private final LongAdder lostBatches = new LongAdder();
     private final LongAdder expiredFlows = new LongAdder();
+    private final LongAdder droppedFlowEvents = new LongAdder();
+
+    /**
+     * Wires and activates a manager outside OSGi, as the lab and benchmarks run it, with the
+     * default configuration.
+     *
+     * @param storage  source of the replicated maps
+     * @param devices  known devices and ports
+     * @param events   delivery of congestion events
+     * @param clock    controller clock
+     * @return the active manager; {@link #deactivateStandalone()} stops it
+     */
+    public static TelemetryStateManager standalone(StorageService storage, DeviceService devices,
+                                                   EventDeliveryService events, Clock clock) {
+        return standalone(storage, devices, events, clock, null);
+    }
+
+    /**
+     * Wires and activates a manager outside OSGi with the given configuration properties
+     * (names in {@link OsgiPropertyConstants}; absent ones keep their defaults).
+     *
+     * @param storage source of the replicated maps
+     * @param devices known devices and ports
+     * @param events  delivery of congestion events
+     * @param clock   controller clock
+     * @param config  property name to value, or null
+     * @return the active manager; {@link #deactivateStandalone()} stops it
+     */
+    public static TelemetryStateManager standalone(StorageService storage, DeviceService devices,
+                                                   EventDeliveryService events, Clock clock,
+                                                   Dictionary<String, ?> config) {
+        TelemetryStateManager m = new TelemetryStateManager();
+        m.storageService = storage;
+        m.deviceService = devices;
+        m.eventDispatcher = events;
+        m.clock = clock;
+        m.activate(null);
+        if (config != null) {
+            m.readConfig(config);
+        }
+        return m;
+    }
+
+    /**
+     * Stops a manager made by {@link #standalone}.
+     */
+    public void deactivateStandalone() {
+        deactivate();
+    }
 
     @Activate
     protected void activate(ComponentContext context) {
-        cfgService.registerProperties(getClass());
+        if (cfgService != null) { // absent outside ONOS
+            cfgService.registerProperties(getClass());
+        }
         flows = storageService.<FlowAtSwitch, FlowRecord>eventuallyConsistentMapBuilder()
                 .withName("planck-flow-records")
                 .withSerializer(KryoNamespace.newBuilder().register(SERIALIZER))
@@ -190,7 +249,9 @@ public class TelemetryStateManager
 
     @Deactivate
     protected void deactivate() {
-        cfgService.unregisterProperties(getClass(), false);
+        if (cfgService != null) {
+            cfgService.unregisterProperties(getClass(), false);
+        }
         eventDispatcher.removeSink(PlanckCongestionEvent.class);
         sweeper.shutdownNow();
         flows.removeListener(flowReplicaListener);
@@ -201,9 +262,18 @@ public class TelemetryStateManager
     }
 
     private void readConfig(ComponentContext context) {
-        Dictionary<?, ?> props = context == null ? null : context.getProperties();
+        readConfig(context == null ? null : context.getProperties());
+    }
+
+    private void readConfig(Dictionary<?, ?> props) {
         int idle = intProperty(props, FLOW_IDLE_TIMEOUT_MS, flowIdleTimeoutMs);
         int sweep = intProperty(props, SWEEP_INTERVAL_MS, sweepIntervalMs);
+        int maxFlows = intProperty(props, MAX_FLOW_RECORDS, maxFlowRecords);
+        if (maxFlows > 0) {
+            maxFlowRecords = maxFlows;
+        } else {
+            log.warn("Ignoring {}={}: must be > 0", MAX_FLOW_RECORDS, maxFlows);
+        }
         if (idle > 0) {
             flowIdleTimeoutMs = idle;
         } else {
@@ -232,7 +302,7 @@ public class TelemetryStateManager
     }
 
     private int intProperty(Dictionary<?, ?> props, String name, int current) {
-        String s = Tools.get(props, name);
+        String s = props == null ? null : Tools.get(props, name);
         if (s == null || s.isEmpty()) {
             return current;
         }
@@ -245,7 +315,7 @@ public class TelemetryStateManager
     }
 
     private double doubleProperty(Dictionary<?, ?> props, String name, double current) {
-        String s = Tools.get(props, name);
+        String s = props == null ? null : Tools.get(props, name);
         if (s == null || s.isEmpty()) {
             return current;
         }
@@ -299,6 +369,7 @@ public class TelemetryStateManager
         unknownDevice.add(tally.noDevice);
         unknownPort.add(tally.noPort);
         staleEvents.add(tally.stale);
+        droppedFlowEvents.add(tally.dropped);
         out.forEach(this::post);
         return new IngestResult(tally.accepted, tally.noDevice, tally.noPort);
     }
@@ -310,6 +381,7 @@ public class TelemetryStateManager
         int flowsApplied;
         int noticesApplied;
         int stale;
+        int dropped;
     }
 
     // Caller holds stateLock.
@@ -332,6 +404,11 @@ public class TelemetryStateManager
                 FlowRateEvent f = (FlowRateEvent) e;
                 FlowAtSwitch key = new FlowAtSwitch(f.flow(), cp.deviceId());
                 FlowRecord old = flows.get(key);
+                if (old == null && ledger.size() >= maxFlowRecords) {
+                    // Bounded table: a new flow beyond the limit is dropped and counted, never queued.
+                    tally.dropped++;
+                    continue;
+                }
                 if (old != null && old.lastSampleUs() > f.lastSampleUs()) {
                     // Reordered delivery: a newer estimate is already applied.
                     tally.stale++;
@@ -555,6 +632,6 @@ public class TelemetryStateManager
     public IngestCounters counters() {
         return new IngestCounters(batches.sum(), rejectedBatches.sum(), flowRateEvents.sum(),
                 congestionNotices.sum(), unknownDevice.sum(), unknownPort.sum(), staleEvents.sum(),
-                lostBatches.sum(), expiredFlows.sum());
+                lostBatches.sum(), expiredFlows.sum(), droppedFlowEvents.sum());
     }
 }

@@ -18,8 +18,4 @@ public final class TestConfigAccess {
     public static void activate(PlanckConfigManager m) {
         m.activate();
     }
-
-    public static void deactivate(PlanckConfigManager m) {
-        m.deactivate();
-    }
 }

@@ -192,4 +192,17 @@ public class MirrorManagerTest {
         assertEquals(MirrorMode.SWITCH_MIRROR, mirrors.session(OVSDB).get().mode());
         assertEquals(1, ovsdbTable.mirrors.size());
     }
+
+    @Test
+    public void reconnectedSwitchGetsItsMirrorBackOnce() {
+        configureAll();
+        bed.devices.setAvailable(OVSDB, false);
+        MirrorSession waiting = mirrors.session(OVSDB).get();
+        assertEquals(MirrorSession.State.WAITING_FOR_DEVICE, waiting.state());
+        assertEquals(MirrorMode.SWITCH_MIRROR, waiting.mode());
+        bed.devices.setAvailable(OVSDB, true);
+        assertEquals(MirrorSession.State.ACTIVE, mirrors.session(OVSDB).get().state());
+        assertEquals(1, ovsdbTable.mirrors.size());
+        assertEquals(1, ovsdbTable.deletes.get());
+    }
 }

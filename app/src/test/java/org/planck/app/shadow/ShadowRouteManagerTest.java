@@ -9,6 +9,13 @@ import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.criteria.Criterion;
+import org.onosproject.net.flow.criteria.IPCriterion;
+import org.onosproject.net.flow.criteria.TcpPortCriterion;
+import org.onosproject.net.flow.instructions.L2ModificationInstruction;
+import org.onlab.packet.IpPrefix;
+import org.planck.api.FlowKey;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.ShadowRouteEvent;
 import org.planck.api.config.InvalidConfigException;
 import org.planck.api.fabric.FabricHost;
@@ -315,5 +322,84 @@ public class ShadowRouteManagerTest {
         FlowRuleWalk after = new FlowRuleWalk(bed.flowRules, bed.links, bed.hosts);
         assertTrue(after.send(local.location(), local.mac(), remote.mac()).copies.isEmpty());
         assertNotEquals(0, bed.flowRules.getFlowRuleCount());
+    }
+
+    private List<FlowRule> perFlowRules(DeviceId d) {
+        return bed.flowRules.rules(d).stream().filter(r -> r.priority() == RuleKind.INGRESS_FLOW.priority())
+                .collect(Collectors.toList());
+    }
+
+    private static MacAddress setsEthDst(FlowRule r) {
+        return r.treatment().allInstructions().stream()
+                .filter(i -> i instanceof L2ModificationInstruction.ModEtherInstruction)
+                .map(i -> ((L2ModificationInstruction.ModEtherInstruction) i).mac()).findFirst().orElseThrow();
+    }
+
+    @Test
+    public void placedFlowGetsAPerFlowRuleAndMovesOffADeadPath() {
+        start(4, plain());
+        FabricHost src = bed.fabric.graph().hostsAt(bed.fabric.edges().get(0)).get(0);
+        FabricHost dst = bed.fabric.graph().hostsAt(bed.fabric.edges().get(2)).get(0);
+        int def = bed.routes.chosenPath(src.mac(), dst.mac()).get().index();
+        ShadowPath other = bed.routes.paths(src.mac(), dst.mac()).stream().filter(p -> p.index() != def)
+                .findFirst().get();
+        FlowKey flow = FlowKey.of(src.ips().iterator().next(), dst.ips().iterator().next(), 6, 40000, 80);
+
+        bed.routes.placeFlow(flow, src.mac(), dst.mac(), other.index());
+        List<FlowRule> rules = perFlowRules(src.edge());
+        assertEquals(1, rules.size());
+        FlowRule r = rules.get(0);
+        assertEquals(PlanckTestBed.APP_ID.id(), r.appId());
+        assertEquals(other.shadowMac(), setsEthDst(r));
+        assertEquals(80, ((TcpPortCriterion) r.selector().getCriterion(Criterion.Type.TCP_DST)).tcpPort().toInt());
+        assertEquals(IpPrefix.valueOf(dst.ips().iterator().next(), 32),
+                ((IPCriterion) r.selector().getCriterion(Criterion.Type.IPV4_DST)).ip());
+        assertTrue(bed.routes.plannedRules().contains(r));
+
+        // Kill the placed path's aggregation-to-core link.
+        ConnectPoint dead = new ConnectPoint(other.hops().get(1).device(), other.hops().get(1).outPort());
+        bed.links.cut(dead, bed.links.link(dead).dst());
+        FlowPlacement now = bed.routes.placements().get(flow);
+        ShadowPath path = bed.routes.plan().get().path(src.mac(), dst.mac(), now.pathIndex()).get();
+        assertFalse("moved off the dead link", path.egressPorts().contains(dead));
+        List<FlowRule> after = perFlowRules(src.edge());
+        assertEquals(1, after.size());
+        assertEquals(path.shadowMac(), setsEthDst(after.get(0)));
+
+        assertTrue(bed.routes.removeFlow(flow));
+        assertTrue(perFlowRules(src.edge()).isEmpty());
+        assertFalse(bed.routes.removeFlow(flow));
+    }
+
+    @Test
+    public void placementsAreValidatedAndClearedWithTheConfig() {
+        start(4, plain());
+        FabricHost a = hosts().get(0);
+        FabricHost sameEdge = bed.fabric.graph().hostsAt(a.edge()).stream().filter(h -> !h.equals(a)).findFirst()
+                .get();
+        FabricHost far = bed.fabric.graph().hostsAt(bed.fabric.edges().get(3)).get(0);
+        FlowKey flow = FlowKey.of(a.ips().iterator().next(), far.ips().iterator().next(), 17, 5000, 5001);
+        for (Runnable bad : List.<Runnable>of(
+                () -> bed.routes.placeFlow(flow, MacAddress.valueOf("00:00:00:00:99:99"), far.mac(), 0),
+                () -> bed.routes.placeFlow(flow, a.mac(), sameEdge.mac(), 0),
+                () -> bed.routes.placeFlow(flow, a.mac(), far.mac(), 99))) {
+            try {
+                bad.run();
+                fail("invalid placement accepted");
+            } catch (IllegalArgumentException e) {
+                assertTrue(bed.routes.placements().isEmpty());
+            }
+        }
+        bed.routes.placeFlow(flow, a.mac(), far.mac(), 1);
+        assertEquals(1, perFlowRules(a.edge()).size());
+        bed.config.remove();
+        assertTrue(bed.routes.placements().isEmpty());
+        assertEquals(0, bed.flowRules.getFlowRuleCount());
+        try {
+            bed.routes.placeFlow(flow, a.mac(), far.mac(), 1);
+            fail("placement accepted without configuration");
+        } catch (IllegalStateException e) {
+            assertTrue(e.getMessage().contains("not configured"));
+        }
     }
 }

@@ -232,6 +232,25 @@ public class TelemetryStateManagerTest {
     }
 
     @Test
+    public void theFlowTableIsBoundedAndOverflowIsCounted() {
+        java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+        props.put(OsgiPropertyConstants.MAX_FLOW_RECORDS, "2");
+        manager.modified(new org.onlab.osgi.ComponentContextAdapter() {
+            @Override
+            public java.util.Dictionary getProperties() {
+                return props;
+            }
+        });
+        ingest(rate(1, port(1, 1), MBPS, 100), rate(2, port(1, 1), MBPS, 100), rate(3, port(1, 1), MBPS, 100));
+        assertEquals(2, manager.flowRecordCount());
+        assertEquals(1, manager.counters().droppedFlowEvents());
+        // Known flows still update at the limit.
+        ingest(rate(1, port(1, 2), MBPS, 200));
+        assertEquals(8_000_000L, manager.load(port(1, 2)).loadBps());
+        assertEquals(1, manager.counters().droppedFlowEvents());
+    }
+
+    @Test
     public void sequenceGapsCountAsLostBatches() {
         manager.ingest(new TelemetryBatch("c9", 10, 0, ImmutableList.of()));
         manager.ingest(new TelemetryBatch("c9", 11, 0, ImmutableList.of()));
@@ -266,6 +285,32 @@ public class TelemetryStateManagerTest {
         ConnectPoint cp = TelemetryStateManager.SERIALIZER.deserialize(
                 TelemetryStateManager.SERIALIZER.serialize(port(2, 1)));
         assertEquals(port(2, 1), cp);
+    }
+
+    @Test
+    public void aStandaloneManagerRunsOutsideOsgiWithDefaults() {
+        TelemetryStateManager m = TelemetryStateManager.standalone(new org.onosproject.store.service.TestStorageService(),
+                fabric, new SyncEventDelivery(), clock);
+        try {
+            assertEquals(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS_DEFAULT, m.flowIdleTimeoutMs());
+            m.ingest(new TelemetryBatch("c1", 0, 0, Arrays.asList(rate(1, port(1, 1), 120 * MBPS, 100))));
+            assertEquals(java.util.Set.of(port(1, 1)), m.congestedPorts());
+        } finally {
+            m.deactivateStandalone();
+        }
+        java.util.Hashtable<String, Object> config = new java.util.Hashtable<>();
+        config.put(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS, "5000");
+        config.put(OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT, "not a number");
+        TelemetryStateManager configured = TelemetryStateManager.standalone(
+                new org.onosproject.store.service.TestStorageService(), fabric, new SyncEventDelivery(), clock, config);
+        try {
+            assertEquals(5000, configured.flowIdleTimeoutMs());
+            // The malformed threshold is ignored: 92% still congests at the default 90%.
+            configured.ingest(new TelemetryBatch("c1", 0, 0, Arrays.asList(rate(1, port(1, 1), 115 * MBPS, 100))));
+            assertEquals(java.util.Set.of(port(1, 1)), configured.congestedPorts());
+        } finally {
+            configured.deactivateStandalone();
+        }
     }
 
     static List<org.planck.api.FlowKey> flowsOf(java.util.Collection<FlowRecord> records) {

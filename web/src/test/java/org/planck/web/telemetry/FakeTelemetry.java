@@ -88,7 +88,7 @@ class FakeTelemetry implements TelemetryIngestService, FlowStateService, PortLoa
 
     @Override
     public IngestCounters counters() {
-        return new IngestCounters(0, rejected, 0, 0, 0, 0, 0, 0, 0);
+        return new IngestCounters(0, rejected, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     @Override

@@ -47,6 +47,7 @@ public class TelemetryResourcesTest extends ResourceTest {
     private final ObjectMapper mapper = new ObjectMapper();
     private FakeTelemetry telemetry;
     private String example;
+    private java.util.List<org.planck.api.telemetry.Reroute> reroutes;
 
     public TelemetryResourcesTest() {
         super(ResourceConfig.forApplicationClass(PlanckWebApplication.class));
@@ -66,7 +67,10 @@ public class TelemetryResourcesTest extends ResourceTest {
                 return hostId.equals(h9.id()) ? h9 : null;
             }
         };
+        reroutes = new java.util.ArrayList<>();
+        org.planck.api.telemetry.RerouteService rerouteLog = new FakeRerouteLog(reroutes);
         ServiceDirectory dir = new TestServiceDirectory()
+                .add(org.planck.api.telemetry.RerouteService.class, rerouteLog)
                 .add(TelemetryIngestService.class, telemetry)
                 .add(FlowStateService.class, telemetry)
                 .add(PortLoadService.class, telemetry)
@@ -205,6 +209,27 @@ public class TelemetryResourcesTest extends ResourceTest {
         assertEquals(4, calm.get(0).get("port").asInt());
         assertEquals(1, mapper.readTree(target("v1/ports").queryParam("limit", "1")
                 .request().get(String.class)).get("ports").size());
+    }
+
+    @Test
+    public void theRerouteLogListsNewestFirstWithLatencies() throws Exception {
+        org.planck.api.FlowKey flow = org.planck.api.FlowKey.of(IpAddress.valueOf("10.0.0.1"),
+                IpAddress.valueOf("10.0.0.9"), 6, 41234, 5201);
+        reroutes.add(new org.planck.api.telemetry.Reroute(flow,
+                org.onosproject.net.ConnectPoint.deviceConnectPoint("of:0000000000000001/3"), 0, 2,
+                MacAddress.valueOf("02:70:00:00:00:29"), 87, 1000));
+        reroutes.add(new org.planck.api.telemetry.Reroute(flow, null, 2, 1,
+                MacAddress.valueOf("02:70:00:00:00:19"), 0, 900));
+        JsonNode body = mapper.readTree(target("v1/reroutes").request().get(String.class));
+        assertEquals(2, body.get("total").asInt());
+        JsonNode first = body.get("reroutes").get(0);
+        assertEquals(87, first.get("decisionLatencyMicros").asInt());
+        assertEquals(3, first.get("congestedPort").get("port").asInt());
+        assertEquals("02:70:00:00:00:29", first.get("shadowMac").asText());
+        assertTrue(body.get("reroutes").get(1).get("congestedPort").isNull());
+        assertEquals(1, mapper.readTree(target("v1/reroutes").queryParam("limit", "1").request().get(String.class))
+                .get("reroutes").size());
+        assertEquals(400, target("v1/reroutes").queryParam("limit", "-5").request().get().getStatus());
     }
 
     @Test

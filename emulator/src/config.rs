@@ -1,0 +1,655 @@
+//! Experiment configuration (TOML or JSON) and its validation.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::fabric::topology::{LinkParams, Topology};
+use crate::scheme::priority::MAX_PRIORITY_QUEUES;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub emulation: Emulation,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub scheme: SchemeConfig,
+    #[serde(default)]
+    pub transport: TransportConfig,
+    #[serde(default)]
+    pub workload: Vec<Workload>,
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// As fast as possible.
+    Virtual,
+    /// Timeslots paced to the wall clock.
+    Realtime,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Emulation {
+    /// Base link rate: one timeslot is one MTU at this rate.
+    pub slot_gbps: f64,
+    pub mtu_bytes: u32,
+    /// Emulated duration in microseconds.
+    pub duration_us: f64,
+    pub mode: Mode,
+    pub threads: usize,
+    pub seed: u64,
+    /// Queue occupancy is sampled every this many slots.
+    pub sample_interval_slots: u64,
+    /// Slots between exchanges of packet batches between worker threads.
+    pub batch_slots: u64,
+    /// Loose synchronisation: slots a worker may run ahead of the slowest other
+    /// worker beyond the lookahead (the smallest cross-worker link or ACK delay).
+    /// 0 is exact; more trades timing accuracy for less waiting, and packets that
+    /// arrive after their due slot are delivered at once and counted as late.
+    pub skew_slots: u64,
+    /// Pin worker threads to cores.
+    pub pin_threads: bool,
+}
+
+impl Default for Emulation {
+    fn default() -> Self {
+        Emulation {
+            slot_gbps: 10.0,
+            mtu_bytes: 1500,
+            duration_us: 10_000.0,
+            mode: Mode::Virtual,
+            threads: 1,
+            seed: 1,
+            sample_interval_slots: 100,
+            batch_slots: 8,
+            skew_slots: 0,
+            pin_threads: true,
+        }
+    }
+}
+
+impl Emulation {
+    /// Duration of one timeslot in nanoseconds.
+    pub fn slot_ns(&self) -> f64 {
+        self.mtu_bytes as f64 * 8.0 / self.slot_gbps
+    }
+    pub fn slots(&self) -> u64 {
+        (self.duration_us * 1000.0 / self.slot_ns()).round() as u64
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TopologyConfig {
+    Rack {
+        #[serde(default = "one")]
+        racks: u32,
+        hosts_per_rack: u32,
+        #[serde(default)]
+        host_link: LinkDefaults,
+        #[serde(default)]
+        uplink: LinkDefaults,
+    },
+    FatTree {
+        k: u32,
+        #[serde(default)]
+        link: LinkDefaults,
+    },
+    Custom {
+        file: PathBuf,
+        #[serde(default)]
+        link: LinkDefaults,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkDefaults {
+    pub gbps: f64,
+    pub buffer_pkts: u32,
+    pub latency_slots: u32,
+}
+
+impl Default for LinkDefaults {
+    fn default() -> Self {
+        LinkDefaults {
+            gbps: 10.0,
+            buffer_pkts: 128,
+            latency_slots: 1,
+        }
+    }
+}
+
+impl From<LinkDefaults> for LinkParams {
+    fn from(d: LinkDefaults) -> Self {
+        LinkParams {
+            gbps: d.gbps,
+            buffer_pkts: d.buffer_pkts,
+            latency_slots: d.latency_slots,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Default)]
+pub enum SchemeConfig {
+    #[default]
+    Droptail,
+    Red {
+        min_th: f64,
+        max_th: f64,
+        #[serde(default = "default_max_p")]
+        max_p: f64,
+        #[serde(default = "default_red_weight")]
+        weight: f64,
+        #[serde(default)]
+        ecn: bool,
+    },
+    Dctcp {
+        k: u32,
+    },
+    Priority {
+        #[serde(default = "default_prio_queues")]
+        queues: u16,
+    },
+    Drr {
+        #[serde(default = "default_drr_queues")]
+        queues: u16,
+        #[serde(default = "one")]
+        quantum: u32,
+    },
+    Hull {
+        #[serde(default = "default_hull_gamma")]
+        gamma: f64,
+        #[serde(default = "default_hull_threshold")]
+        threshold: f64,
+    },
+    Pfabric,
+}
+
+fn default_max_p() -> f64 {
+    0.1
+}
+fn default_red_weight() -> f64 {
+    0.002
+}
+fn default_prio_queues() -> u16 {
+    8
+}
+fn default_drr_queues() -> u16 {
+    64
+}
+fn default_hull_gamma() -> f64 {
+    0.95
+}
+fn default_hull_threshold() -> f64 {
+    2.0
+}
+
+impl SchemeConfig {
+    pub fn parse_name(name: &str) -> Result<Self, String> {
+        Ok(match name {
+            "droptail" => SchemeConfig::Droptail,
+            "red" => SchemeConfig::Red {
+                min_th: 20.0,
+                max_th: 60.0,
+                max_p: 0.1,
+                weight: 0.002,
+                ecn: false,
+            },
+            "red_ecn" => SchemeConfig::Red {
+                min_th: 20.0,
+                max_th: 60.0,
+                max_p: 0.1,
+                weight: 0.002,
+                ecn: true,
+            },
+            "dctcp" => SchemeConfig::Dctcp { k: 20 },
+            "priority" => SchemeConfig::Priority { queues: 8 },
+            "drr" => SchemeConfig::Drr {
+                queues: 64,
+                quantum: 1,
+            },
+            "hull" => SchemeConfig::Hull {
+                gamma: 0.95,
+                threshold: 2.0,
+            },
+            "pfabric" => SchemeConfig::Pfabric,
+            other => {
+                return Err(format!(
+                    "unknown scheme '{other}' (droptail, red, red_ecn, dctcp, priority, drr, hull, pfabric)"
+                ));
+            }
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// Reno-style: slow start, AIMD, fast retransmit, halves on ECN echo.
+    Tcp,
+    /// DCTCP: window cut in proportion to the fraction of marked packets.
+    Dctcp,
+    /// pFabric minimal rate control: start at a full BDP window, no AIMD.
+    Pfabric,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TransportConfig {
+    pub kind: TransportKind,
+    pub init_cwnd: u32,
+    pub max_cwnd: u32,
+    /// Retransmission timeout in slots.
+    pub rto_slots: u32,
+    /// Delay of the (out-of-band) ACK path from receiver back to sender, in slots.
+    pub ack_delay_slots: u32,
+    /// Mark data packets ECN-capable (tcp only; dctcp always is).
+    pub ecn: bool,
+    /// DCTCP's EWMA gain g.
+    pub dctcp_g: f64,
+    /// pFabric: consecutive timeouts before falling back to a one-packet window.
+    pub pfabric_probe_after: u32,
+}
+
+impl Default for TransportConfig {
+    fn default() -> Self {
+        TransportConfig {
+            kind: TransportKind::Tcp,
+            init_cwnd: 10,
+            max_cwnd: 10_000,
+            rto_slots: 400,
+            ack_delay_slots: 4,
+            ecn: true,
+            dctcp_g: 1.0 / 16.0,
+            pfabric_probe_after: 5,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeDistName {
+    WebSearch,
+    DataMining,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum FlowSizes {
+    Named(SizeDistName),
+    File { cdf_file: PathBuf },
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Destination {
+    Endpoint(u16),
+    Random(RandomWord),
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum RandomWord {
+    Random,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalProcess {
+    Poisson,
+    Constant,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Workload {
+    /// Poisson flow arrivals at every endpoint, sizes from a distribution,
+    /// uniformly random destinations; `load` is a fraction of the host link.
+    Poisson {
+        load: f64,
+        sizes: FlowSizes,
+        #[serde(default)]
+        start_us: f64,
+        stop_us: Option<f64>,
+        #[serde(default)]
+        class: u32,
+    },
+    /// Planck workloads: one flow of `flow_bytes` per source (shuffle: to every
+    /// other endpoint, one at a time).
+    Stride {
+        k: u32,
+        flow_bytes: u64,
+        #[serde(default)]
+        start_us: f64,
+    },
+    Shuffle {
+        flow_bytes: u64,
+        #[serde(default)]
+        start_us: f64,
+    },
+    Random {
+        flow_bytes: u64,
+        #[serde(default)]
+        start_us: f64,
+    },
+    RandomBijection {
+        flow_bytes: u64,
+        #[serde(default)]
+        start_us: f64,
+    },
+    /// Explicit flows.
+    Flows { flows: Vec<FlowSpec> },
+    /// Open-loop packet streams (no transport): `rate` packets per slot per source.
+    OpenLoop {
+        sources: Vec<u16>,
+        destination: Destination,
+        rate: f64,
+        #[serde(default = "poisson_process")]
+        process: ArrivalProcess,
+        #[serde(default)]
+        class: u32,
+    },
+}
+
+fn poisson_process() -> ArrivalProcess {
+    ArrivalProcess::Poisson
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: u16,
+    pub dst: u16,
+    pub bytes: u64,
+    #[serde(default)]
+    pub start_us: f64,
+    #[serde(default)]
+    pub class: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputFormat {
+    #[default]
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputConfig {
+    pub dir: Option<PathBuf>,
+    pub format: OutputFormat,
+    /// Keep the sampled per-port queue time series (bounded by `max_queue_samples`).
+    pub queue_samples: bool,
+    pub max_queue_samples: usize,
+}
+
+impl Default for OutputConfig {
+    fn default() -> Self {
+        OutputConfig {
+            dir: None,
+            format: OutputFormat::Csv,
+            queue_samples: false,
+            max_queue_samples: 1_000_000,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("config {path}: {msg}")]
+    Parse { path: String, msg: String },
+    #[error("config: {0}")]
+    Invalid(String),
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let p = path.display().to_string();
+        let mut cfg: Config = if path.extension().is_some_and(|e| e == "json") {
+            serde_json::from_str(&text).map_err(|e| ConfigError::Parse {
+                path: p.clone(),
+                msg: e.to_string(),
+            })?
+        } else {
+            toml::from_str(&text).map_err(|e| ConfigError::Parse {
+                path: p.clone(),
+                msg: e.message().to_string() + &span_hint(&text, e.span()),
+            })?
+        };
+        // Relative file paths are relative to the config file.
+        let base = path.parent().unwrap_or(Path::new("."));
+        if let TopologyConfig::Custom { file, .. } = &mut cfg.topology
+            && file.is_relative()
+        {
+            *file = base.join(&*file);
+        }
+        for w in &mut cfg.workload {
+            if let Workload::Poisson {
+                sizes: FlowSizes::File { cdf_file },
+                ..
+            } = w
+                && cdf_file.is_relative()
+            {
+                *cdf_file = base.join(&*cdf_file);
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// Builds the topology and checks every cross-field constraint.
+    pub fn validate(&self) -> Result<Topology, ConfigError> {
+        let e = &self.emulation;
+        let bad = |m: String| Err(ConfigError::Invalid(m));
+        if !(e.slot_gbps.is_finite() && e.slot_gbps > 0.0) {
+            return bad(format!(
+                "emulation.slot_gbps must be > 0, got {}",
+                e.slot_gbps
+            ));
+        }
+        if !(64..=65_536).contains(&e.mtu_bytes) {
+            return bad(format!(
+                "emulation.mtu_bytes must be in 64..=65536, got {}",
+                e.mtu_bytes
+            ));
+        }
+        if !(e.duration_us.is_finite() && e.duration_us > 0.0) || e.slots() == 0 {
+            return bad(format!(
+                "emulation.duration_us must be > 0, got {}",
+                e.duration_us
+            ));
+        }
+        if e.threads == 0 || e.threads > 256 {
+            return bad(format!(
+                "emulation.threads must be in 1..=256, got {}",
+                e.threads
+            ));
+        }
+        if e.sample_interval_slots == 0 || e.batch_slots == 0 {
+            return bad("emulation.sample_interval_slots and batch_slots must be >= 1".into());
+        }
+        if e.skew_slots > 1_000_000 || e.batch_slots > 1_000_000 {
+            return bad("emulation.skew_slots and batch_slots must be <= 1000000".into());
+        }
+        let topo = match &self.topology {
+            TopologyConfig::Rack {
+                racks,
+                hosts_per_rack,
+                host_link,
+                uplink,
+            } => Topology::racks(
+                *racks,
+                *hosts_per_rack,
+                (*host_link).into(),
+                (*uplink).into(),
+            ),
+            TopologyConfig::FatTree { k, link } => Topology::fat_tree(*k, (*link).into()),
+            TopologyConfig::Custom { file, link } => {
+                let text = std::fs::read_to_string(file).map_err(|err| {
+                    ConfigError::Invalid(format!(
+                        "cannot read topology file {}: {err}",
+                        file.display()
+                    ))
+                })?;
+                Topology::from_json(&text, (*link).into())
+            }
+        }
+        .map_err(|err| ConfigError::Invalid(err.to_string()))?;
+        let n = topo.endpoints.len();
+        match &self.scheme {
+            SchemeConfig::Red {
+                min_th,
+                max_th,
+                max_p,
+                weight,
+                ..
+            } => {
+                if !(*min_th >= 0.0 && max_th > min_th) {
+                    return bad(format!(
+                        "scheme red: need 0 <= min_th < max_th, got {min_th} and {max_th}"
+                    ));
+                }
+                if !(*max_p > 0.0 && *max_p <= 1.0 && *weight > 0.0 && *weight <= 1.0) {
+                    return bad("scheme red: max_p and weight must be in (0, 1]".into());
+                }
+            }
+            SchemeConfig::Dctcp { k } if *k == 0 => {
+                return bad("scheme dctcp: k must be >= 1".into());
+            }
+            SchemeConfig::Priority { queues }
+                if *queues == 0 || *queues as usize > MAX_PRIORITY_QUEUES =>
+            {
+                return bad(format!(
+                    "scheme priority: queues must be in 1..={MAX_PRIORITY_QUEUES}, got {queues}"
+                ));
+            }
+            SchemeConfig::Drr { queues, quantum }
+                if *queues == 0 || *queues > 4096 || *quantum == 0 =>
+            {
+                return bad("scheme drr: queues must be in 1..=4096 and quantum >= 1".into());
+            }
+            SchemeConfig::Hull { gamma, threshold }
+                if !(*gamma > 0.0 && *gamma <= 1.0 && *threshold > 0.0) =>
+            {
+                return bad("scheme hull: gamma must be in (0, 1] and threshold > 0".into());
+            }
+            _ => {}
+        }
+        let t = &self.transport;
+        if t.init_cwnd == 0
+            || t.max_cwnd < t.init_cwnd
+            || t.rto_slots == 0
+            || t.ack_delay_slots == 0
+        {
+            return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, rto_slots >= 1, ack_delay_slots >= 1".into());
+        }
+        if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
+            return bad("transport.dctcp_g must be in (0, 1]".into());
+        }
+        let ep = |id: u16, what: &str| -> Result<(), ConfigError> {
+            if id as usize >= n {
+                return Err(ConfigError::Invalid(format!(
+                    "workload {what}: endpoint {id} out of range (topology has {n})"
+                )));
+            }
+            Ok(())
+        };
+        for w in &self.workload {
+            match w {
+                Workload::Poisson { load, .. } if !(*load > 0.0 && *load <= 1.5) => {
+                    return bad(format!(
+                        "workload poisson: load must be in (0, 1.5], got {load}"
+                    ));
+                }
+                Workload::Stride { k, .. } if *k == 0 || (*k as usize).is_multiple_of(n) => {
+                    return bad(format!(
+                        "workload stride: k must not be a multiple of the endpoint count {n}"
+                    ));
+                }
+                Workload::Stride { flow_bytes, .. }
+                | Workload::Shuffle { flow_bytes, .. }
+                | Workload::Random { flow_bytes, .. }
+                | Workload::RandomBijection { flow_bytes, .. }
+                    if *flow_bytes == 0 =>
+                {
+                    return bad("workload: flow_bytes must be >= 1".into());
+                }
+                Workload::Flows { flows } => {
+                    for f in flows {
+                        ep(f.src, "flows")?;
+                        ep(f.dst, "flows")?;
+                        if f.src == f.dst || f.bytes == 0 {
+                            return bad(format!(
+                                "workload flows: flow {} -> {} needs distinct ends and bytes >= 1",
+                                f.src, f.dst
+                            ));
+                        }
+                    }
+                }
+                Workload::OpenLoop {
+                    sources,
+                    destination,
+                    rate,
+                    ..
+                } => {
+                    if sources.is_empty() {
+                        return bad("workload open_loop: sources is empty".into());
+                    }
+                    for s in sources {
+                        ep(*s, "open_loop")?;
+                    }
+                    if let Destination::Endpoint(d) = destination {
+                        ep(*d, "open_loop")?;
+                        if sources.contains(d) {
+                            return bad(format!(
+                                "workload open_loop: endpoint {d} is both source and destination"
+                            ));
+                        }
+                    }
+                    if !(*rate > 0.0 && *rate <= 64.0) {
+                        return bad(format!(
+                            "workload open_loop: rate must be in (0, 64] packets/slot, got {rate}"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(0) = Some(self.output.max_queue_samples) {
+            return bad("output.max_queue_samples must be >= 1".into());
+        }
+        Ok(topo)
+    }
+}
+
+fn span_hint(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    match span {
+        Some(s) => format!(
+            " (line {})",
+            text[..s.start.min(text.len())].lines().count().max(1)
+        ),
+        None => String::new(),
+    }
+}

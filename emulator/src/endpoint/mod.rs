@@ -1,0 +1,39 @@
+//! Built-in endpoints: flow generators, open-loop packet sources and the
+//! per-flow window transport, so experiments run without real hosts.
+
+pub mod sizes;
+pub mod transport;
+pub mod workload;
+
+use std::collections::VecDeque;
+
+use crate::packet::{EndpointId, Packet};
+
+/// One endpoint's sending side.
+#[derive(Debug)]
+pub struct EndpointState {
+    pub id: EndpointId,
+    /// Local indices of flows with data left to send.
+    pub active: Vec<u32>,
+    pub rr: usize,
+    /// Open-loop packets waiting for the uplink (bounded; overflow is counted).
+    pub nic: VecDeque<Packet>,
+    pub nic_capacity: usize,
+    /// Indices into the partition's shuffle queues, if this endpoint runs one.
+    pub sequential: Option<usize>,
+    pub delivered: u64,
+}
+
+impl EndpointState {
+    pub fn new(id: EndpointId, nic_capacity: usize) -> Self {
+        EndpointState {
+            id,
+            active: Vec::new(),
+            rr: 0,
+            nic: VecDeque::with_capacity(nic_capacity.min(4096)),
+            nic_capacity,
+            sequential: None,
+            delivered: 0,
+        }
+    }
+}

@@ -1,0 +1,908 @@
+//! One partition of the emulated network: the routers and endpoints that one
+//! worker thread owns, the links between them, and the timeslot loop.
+//!
+//! Each timeslot: packets due this slot are delivered (routers route, classify
+//! and enqueue them; endpoints consume data and ACKs); endpoints start flows,
+//! fire timers and send on their uplinks; every router port sends as many
+//! packets as its link rate allows this slot; queues are sampled. A packet sent
+//! in slot t on a link with latency L is delivered in slot t + L (L >= 1), so a
+//! packet crosses at most one hop per slot.
+//!
+//! ACKs do not occupy links: they are delivered to the sender
+//! `ack_delay_slots` after the data packet reached the receiver, carrying the
+//! cumulative ACK and the CE echo.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use crate::config::TransportConfig;
+use crate::config::TransportKind;
+use crate::endpoint::EndpointState;
+use crate::endpoint::sizes::packets_for;
+use crate::endpoint::transport::{AckOutcome, FlowSender};
+use crate::endpoint::workload::{
+    FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint,
+};
+use crate::fabric::topology::{Peer, Topology};
+use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, Slot};
+use crate::scheme::route::TableRoute;
+use crate::scheme::{Router, RouterPorts};
+
+/// Open-loop stream ids live in the upper half of the flow id space.
+pub const STREAM_FLOW_BIT: u32 = 1 << 31;
+/// Slots in the wheel that schedules open-loop packet arrivals.
+const STREAM_WHEEL_MASK: u64 = 1023;
+/// Transport timers are checked every this many slots.
+const TIMER_INTERVAL: u64 = 8;
+
+/// Where a packet goes inside a partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Switch { idx: u32, port: PortId },
+    Endpoint { idx: u32 },
+}
+
+/// Where a packet goes, in global ids (crosses partitions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalTarget {
+    Switch { id: u32, port: PortId },
+    Endpoint { id: EndpointId },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Transfer {
+    pub arrive: Slot,
+    pub to: GlobalTarget,
+    pub pkt: Packet,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum WireEnd {
+    Local(Target),
+    Remote { part: u16, to: GlobalTarget },
+}
+
+/// The sending end of a link: where it leads, its latency and its rate credit.
+#[derive(Clone, Copy, Debug)]
+struct Wire {
+    to: WireEnd,
+    latency: u32,
+    /// Link rate in Mb/s; the base rate sends one packet per slot.
+    rate: u32,
+    credit: u32,
+    /// Slot of the last credit update (credit is refilled lazily).
+    last: Slot,
+}
+
+impl Wire {
+    /// A link starts with a full credit: it can send in slot 0.
+    fn new(to: WireEnd, latency: u32, rate: u32, base: u32) -> Self {
+        Wire {
+            to,
+            latency,
+            rate,
+            credit: rate.max(base),
+            last: 0,
+        }
+    }
+    /// Refill the rate credit for the slots since the last visit.
+    #[inline]
+    fn refill(&mut self, t: Slot, base: u32) {
+        let cap = self.rate.max(base) as u64;
+        let add = (t - self.last).min(cap) * self.rate as u64;
+        self.credit = (self.credit as u64 + add).min(cap) as u32;
+        self.last = t;
+    }
+}
+
+/// A packet due at a local target.
+#[derive(Clone, Copy, Debug)]
+struct Delivery {
+    pkt: Packet,
+    to: PackedTarget,
+}
+
+/// `Target` packed into 32 bits: bit 31 set = endpoint `idx`; else switch
+/// `idx` (bits 16..31) and input port (bits 0..16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct PackedTarget(u32);
+
+impl PackedTarget {
+    const ENDPOINT: u32 = 1 << 31;
+    #[inline]
+    fn pack(t: Target) -> Self {
+        match t {
+            Target::Switch { idx, port } => PackedTarget((idx << 16) | port as u32),
+            Target::Endpoint { idx } => PackedTarget(Self::ENDPOINT | idx),
+        }
+    }
+}
+
+/// Which partition owns each switch and endpoint.
+#[derive(Clone, Debug)]
+pub struct Placement {
+    pub switch_part: Vec<u16>,
+    pub switch_local: Vec<u32>,
+    pub endpoint_part: Vec<u16>,
+    pub endpoint_local: Vec<u32>,
+    pub parts: usize,
+}
+
+impl Placement {
+    /// Switches of one group (rack, pod) share a partition; endpoints follow their switch.
+    pub fn by_group(topo: &Topology, threads: usize) -> Placement {
+        let mut groups: Vec<u32> = topo.switches.iter().map(|s| s.group).collect();
+        groups.sort();
+        groups.dedup();
+        let parts = threads.clamp(1, groups.len().max(1));
+        let mut counts = vec![0u32; parts];
+        let mut switch_part = Vec::new();
+        let mut switch_local = Vec::new();
+        for s in &topo.switches {
+            let gi = groups.binary_search(&s.group).unwrap_or(0);
+            let p = gi % parts;
+            switch_part.push(p as u16);
+            switch_local.push(counts[p]);
+            counts[p] += 1;
+        }
+        let mut ecounts = vec![0u32; parts];
+        let mut endpoint_part = Vec::new();
+        let mut endpoint_local = Vec::new();
+        for e in &topo.endpoints {
+            let p = switch_part[e.switch as usize] as usize;
+            endpoint_part.push(p as u16);
+            endpoint_local.push(ecounts[p]);
+            ecounts[p] += 1;
+        }
+        Placement {
+            switch_part,
+            switch_local,
+            endpoint_part,
+            endpoint_local,
+            parts,
+        }
+    }
+}
+
+/// Read-only facts every partition shares.
+#[derive(Clone, Debug)]
+pub struct Shared {
+    pub transport: TransportConfig,
+    /// Base link rate in Mb/s (one packet per slot).
+    pub base_rate: u32,
+    pub sample_interval: u64,
+    pub keep_series: bool,
+    pub max_series: usize,
+    pub endpoints: usize,
+    pub payload_bytes: u32,
+    pub nic_capacity: usize,
+    pub placement: Placement,
+}
+
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct QueueSample {
+    pub slot: Slot,
+    pub switch: u32,
+    pub port: PortId,
+    pub occupancy: u32,
+}
+
+/// Counters a partition accumulates over a run.
+#[derive(Debug, Default)]
+pub struct PartitionStats {
+    /// Packets sent by router ports (one per router hop).
+    pub router_packets: u64,
+    /// Data packets delivered in order (transport) or received (open loop).
+    pub delivered: u64,
+    pub nic_drops: u64,
+    pub late_transfers: u64,
+    pub late_slots: u64,
+    pub samples: u64,
+    /// Per local router, per port: sum and max of sampled occupancy.
+    pub occupancy_sum: Vec<Vec<u64>>,
+    pub occupancy_max: Vec<Vec<u32>>,
+    pub series: Vec<QueueSample>,
+    pub series_dropped: u64,
+    /// Open-loop packets received, indexed by stream id without STREAM_FLOW_BIT.
+    pub stream_delivered: Vec<u64>,
+}
+
+pub struct Partition<R> {
+    pub index: usize,
+    nparts: usize,
+    pub now: Slot,
+    shared: Arc<Shared>,
+    pub routers: Vec<R>,
+    /// Global id of each local router.
+    pub router_ids: Vec<u32>,
+    wires: Vec<Vec<Wire>>,
+    pub endpoints: Vec<EndpointState>,
+    ep_wires: Vec<Wire>,
+    /// Endpoints that may have something to send.
+    ep_ready: Vec<u64>,
+    poisson_next: f64,
+    /// Open-loop streams by the slot of their next arrival (modulo the wheel).
+    stream_wheel: Vec<Vec<u32>>,
+    pub flows: Vec<FlowSender>,
+    recv: HashMap<u32, u32>,
+    calendar: Vec<Vec<Delivery>>,
+    mask: u64,
+    far: BinaryHeap<Reverse<(Slot, u64)>>,
+    far_items: HashMap<u64, Delivery>,
+    far_seq: u64,
+    pub outbox: Vec<Vec<Transfer>>,
+    scheduled: Vec<FlowArrival>,
+    next_scheduled: usize,
+    sequential: Vec<std::collections::VecDeque<FlowArrival>>,
+    sequential_started: Vec<bool>,
+    from_sequential: Vec<bool>,
+    poisson: Vec<PoissonFlows>,
+    pub streams: Vec<OpenLoopStream>,
+    stream_src_local: Vec<u32>,
+    srpt: bool,
+    /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
+    pub lookahead: u64,
+    pub stats: PartitionStats,
+}
+
+fn rate_mbps(gbps: f64) -> u32 {
+    (gbps * 1000.0).round().max(1.0) as u32
+}
+
+impl<R: Router> Partition<R> {
+    pub fn new(
+        index: usize,
+        topo: &Topology,
+        shared: Arc<Shared>,
+        plan: &WorkloadPlan,
+        mut build: impl FnMut(u32, &RouterPorts, TableRoute) -> R,
+    ) -> Self {
+        let pl = &shared.placement;
+        let nparts = pl.parts;
+        let tables = topo.next_hops();
+        let base = shared.base_rate;
+        let end_for = |peer: Peer| -> WireEnd {
+            let (part, local, global) = match peer {
+                Peer::Endpoint(e) => (
+                    pl.endpoint_part[e as usize],
+                    Target::Endpoint {
+                        idx: pl.endpoint_local[e as usize],
+                    },
+                    GlobalTarget::Endpoint { id: e },
+                ),
+                Peer::Switch { switch, port } => (
+                    pl.switch_part[switch as usize],
+                    Target::Switch {
+                        idx: pl.switch_local[switch as usize],
+                        port,
+                    },
+                    GlobalTarget::Switch { id: switch, port },
+                ),
+            };
+            if part as usize == index {
+                WireEnd::Local(local)
+            } else {
+                WireEnd::Remote { part, to: global }
+            }
+        };
+        let mut routers = Vec::new();
+        let mut router_ids = Vec::new();
+        let mut wires: Vec<Vec<Wire>> = Vec::new();
+        let mut max_delay = shared.transport.ack_delay_slots as u64;
+        for (sid, sw) in topo.switches.iter().enumerate() {
+            if pl.switch_part[sid] as usize != index {
+                continue;
+            }
+            let ports = RouterPorts {
+                buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
+            };
+            routers.push(build(sid as u32, &ports, TableRoute::new(&tables[sid])));
+            router_ids.push(sid as u32);
+            wires.push(
+                sw.ports
+                    .iter()
+                    .map(|p| {
+                        max_delay = max_delay.max(p.link.latency_slots as u64);
+                        Wire::new(
+                            end_for(p.peer),
+                            p.link.latency_slots,
+                            rate_mbps(p.link.gbps),
+                            base,
+                        )
+                    })
+                    .collect(),
+            );
+        }
+        let mut endpoints = Vec::new();
+        let mut ep_wires = Vec::new();
+        for (eid, ep) in topo.endpoints.iter().enumerate() {
+            if pl.endpoint_part[eid] as usize != index {
+                continue;
+            }
+            endpoints.push(EndpointState::new(eid as EndpointId, shared.nic_capacity));
+            ep_wires.push(Wire::new(
+                end_for(Peer::Switch {
+                    switch: ep.switch,
+                    port: ep.port,
+                }),
+                ep.link.latency_slots,
+                rate_mbps(ep.link.gbps),
+                base,
+            ));
+            max_delay = max_delay.max(ep.link.latency_slots as u64);
+        }
+        let ep_words = endpoints.len().div_ceil(64);
+        // Smallest delay of anything that crosses partitions: how far workers
+        // may run apart without a packet arriving after its due slot.
+        let mut lookahead = u64::MAX;
+        for w in wires.iter().flatten().chain(ep_wires.iter()) {
+            if let WireEnd::Remote { .. } = w.to {
+                lookahead = lookahead.min(w.latency as u64);
+            }
+        }
+        if pl.endpoint_part.iter().any(|&p| p as usize != index) && !endpoints.is_empty() {
+            lookahead = lookahead.min(shared.transport.ack_delay_slots as u64);
+        }
+        let horizon = (max_delay + 1).next_power_of_two().max(2);
+        let local = |e: EndpointId| pl.endpoint_part[e as usize] as usize == index;
+        let mut sequential = Vec::new();
+        for (src, flows) in &plan.sequential {
+            if local(*src) {
+                let li = pl.endpoint_local[*src as usize] as usize;
+                endpoints[li].sequential = Some(sequential.len());
+                sequential.push(flows.iter().cloned().collect());
+            }
+        }
+        let mut streams: Vec<OpenLoopStream> = plan
+            .open_loop
+            .iter()
+            .filter(|s| local(s.src))
+            .cloned()
+            .collect();
+        for (k, s) in streams.iter_mut().enumerate() {
+            s.flow = STREAM_FLOW_BIT | (k * nparts + index) as u32;
+        }
+        let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
+        for (k, s) in streams.iter().enumerate() {
+            stream_wheel[(s.next.max(0.0).ceil() as u64 & STREAM_WHEEL_MASK) as usize]
+                .push(k as u32);
+        }
+        let stream_src_local = streams
+            .iter()
+            .map(|s| pl.endpoint_local[s.src as usize])
+            .collect();
+        let stats = PartitionStats {
+            occupancy_sum: wires.iter().map(|w| vec![0; w.len()]).collect(),
+            occupancy_max: wires.iter().map(|w| vec![0; w.len()]).collect(),
+            ..Default::default()
+        };
+        Partition {
+            index,
+            nparts,
+            now: 0,
+            srpt: shared.transport.kind == TransportKind::Pfabric,
+            routers,
+            router_ids,
+            wires,
+            endpoints,
+            ep_ready: vec![0; ep_words],
+            ep_wires,
+            poisson_next: 0.0,
+            stream_wheel,
+            flows: Vec::new(),
+            recv: HashMap::new(),
+            calendar: (0..horizon).map(|_| Vec::new()).collect(),
+            mask: horizon - 1,
+            far: BinaryHeap::new(),
+            far_items: HashMap::new(),
+            far_seq: 0,
+            outbox: (0..nparts).map(|_| Vec::new()).collect(),
+            scheduled: plan
+                .scheduled
+                .iter()
+                .filter(|f| local(f.src))
+                .cloned()
+                .collect(),
+            next_scheduled: 0,
+            sequential_started: vec![false; sequential.len()],
+            from_sequential: Vec::new(),
+            sequential,
+            poisson: plan
+                .poisson
+                .iter()
+                .filter(|p| local(p.src))
+                .cloned()
+                .collect(),
+            streams,
+            stream_src_local,
+            stats,
+            lookahead,
+            shared,
+        }
+    }
+
+    /// Run one timeslot.
+    pub fn step(&mut self) {
+        let t = self.now;
+        self.pull_far(t);
+        let slot = (t & self.mask) as usize;
+        let mut bucket = std::mem::take(&mut self.calendar[slot]);
+        for d in bucket.drain(..) {
+            let to = d.to.0;
+            if to & PackedTarget::ENDPOINT == 0 {
+                self.routers[(to >> 16) as usize].receive(d.pkt, to as PortId, t);
+            } else {
+                self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, d.pkt, t);
+            }
+        }
+        self.calendar[slot] = bucket;
+        self.start_flows(t);
+        self.generate_open_loop(t);
+        if t.is_multiple_of(TIMER_INTERVAL) {
+            self.check_timers(t);
+        }
+        // Rotate which endpoint goes first, so that no source always wins the
+        // last free buffer slot at a shared port.
+        let n = self.endpoints.len();
+        if n > 0 {
+            let first = (t % n as u64) as usize;
+            for (lo, hi) in [(first, n), (0, first)] {
+                for wi in lo >> 6..hi.div_ceil(64) {
+                    // Only the bits of this word that fall in [lo, hi).
+                    let from = lo.saturating_sub(wi * 64).min(64);
+                    let to = (hi - wi * 64).min(64);
+                    let low_mask = if from == 64 { 0 } else { !0u64 << from };
+                    let high_mask = if to == 64 { !0u64 } else { (1u64 << to) - 1 };
+                    let mut bits = self.ep_ready[wi] & low_mask & high_mask;
+                    while bits != 0 {
+                        let i = wi * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        self.endpoint_transmit(i, t);
+                    }
+                }
+            }
+        }
+        self.routers_transmit(t);
+        if t.is_multiple_of(self.shared.sample_interval) {
+            self.sample(t);
+        }
+        self.now = t + 1;
+    }
+
+    #[inline]
+    fn send(
+        calendar: &mut [Vec<Delivery>],
+        mask: u64,
+        outbox: &mut [Vec<Transfer>],
+        end: WireEnd,
+        arrive: Slot,
+        pkt: Packet,
+    ) {
+        match end {
+            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery {
+                to: PackedTarget::pack(to),
+                pkt,
+            }),
+            WireEnd::Remote { part, to } => {
+                outbox[part as usize].push(Transfer { arrive, to, pkt })
+            }
+        }
+    }
+
+    #[inline]
+    fn mark_ready(ready: &mut [u64], i: usize) {
+        ready[i >> 6] |= 1 << (i & 63);
+    }
+
+    fn routers_transmit(&mut self, t: Slot) {
+        let base = self.shared.base_rate;
+        let Partition {
+            routers,
+            wires,
+            calendar,
+            outbox,
+            mask,
+            stats,
+            ..
+        } = self;
+        for (r, router) in routers.iter_mut().enumerate() {
+            for wi in 0..router.backlog().len() {
+                let mut bits = router.backlog()[wi];
+                while bits != 0 {
+                    let p = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let w = &mut wires[r][p];
+                    if w.rate == base {
+                        // Base-rate link: exactly one packet per slot, no credit to keep.
+                        if let Some(mut pkt) = router.transmit(p as PortId, t) {
+                            pkt.hops = pkt.hops.wrapping_add(1);
+                            stats.router_packets += 1;
+                            Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+                        }
+                        continue;
+                    }
+                    w.refill(t, base);
+                    while w.credit >= base {
+                        let Some(mut pkt) = router.transmit(p as PortId, t) else {
+                            break;
+                        };
+                        w.credit -= base;
+                        pkt.hops = pkt.hops.wrapping_add(1);
+                        stats.router_packets += 1;
+                        Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+                    }
+                }
+            }
+        }
+    }
+
+    fn endpoint_transmit(&mut self, i: usize, t: Slot) {
+        let base = self.shared.base_rate;
+        let single = self.ep_wires[i].rate == base;
+        if !single {
+            self.ep_wires[i].refill(t, base);
+        }
+        while single || self.ep_wires[i].credit >= base {
+            let pkt = match self.endpoints[i].nic.pop_front() {
+                Some(p) => p,
+                None => match self.next_transport_packet(i, t) {
+                    Some(p) => p,
+                    None => {
+                        // Idle until a packet is generated, a flow opens, an ACK or a timeout.
+                        self.ep_ready[i >> 6] &= !(1 << (i & 63));
+                        break;
+                    }
+                },
+            };
+            let w = &mut self.ep_wires[i];
+            let (end, arrive) = (w.to, t + w.latency as u64);
+            Self::send(
+                &mut self.calendar,
+                self.mask,
+                &mut self.outbox,
+                end,
+                arrive,
+                pkt,
+            );
+            if single {
+                break;
+            }
+            self.ep_wires[i].credit -= base;
+        }
+    }
+
+    fn next_transport_packet(&mut self, i: usize, t: Slot) -> Option<Packet> {
+        let ep = &mut self.endpoints[i];
+        let n = ep.active.len();
+        if n == 0 {
+            return None;
+        }
+        let chosen = if self.srpt {
+            // pFabric hosts send the flow with the least remaining data first.
+            ep.active
+                .iter()
+                .map(|&fi| fi as usize)
+                .filter(|&fi| self.flows[fi].can_send())
+                .min_by_key(|&fi| self.flows[fi].remaining())?
+        } else {
+            let mut found = None;
+            for k in 0..n {
+                let j = (ep.rr + k) % n;
+                let fi = ep.active[j] as usize;
+                if self.flows[fi].can_send() {
+                    ep.rr = j + 1;
+                    found = Some(fi);
+                    break;
+                }
+            }
+            found?
+        };
+        let tr = &self.shared.transport;
+        let f = &mut self.flows[chosen];
+        let seq = f.take_seq(t);
+        let ect = match tr.kind {
+            TransportKind::Dctcp => true,
+            TransportKind::Tcp => tr.ecn,
+            TransportKind::Pfabric => false,
+        };
+        let mut flags = if ect { ECT } else { 0 };
+        if seq + 1 == f.size {
+            flags |= FIN;
+        }
+        Some(Packet {
+            flow: f.id,
+            seq,
+            prio: if self.srpt { f.remaining() } else { f.class },
+            stamp: t as u32,
+            src: f.src,
+            dst: f.dst,
+            tag: 0,
+            flags,
+            hops: 0,
+            data: [0; 8],
+        })
+    }
+
+    fn endpoint_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
+        if pkt.has(ACK) {
+            self.sender_ack(pkt, t);
+            return;
+        }
+        let ep = &mut self.endpoints[idx];
+        if pkt.has(OPEN_LOOP) {
+            ep.delivered += 1;
+            self.stats.delivered += 1;
+            let k = (pkt.flow & !STREAM_FLOW_BIT) as usize;
+            if k >= self.stats.stream_delivered.len() {
+                self.stats.stream_delivered.resize(k + 1, 0);
+            }
+            self.stats.stream_delivered[k] += 1;
+            return;
+        }
+        let expected = self.recv.entry(pkt.flow).or_insert(0);
+        if pkt.seq == *expected {
+            *expected += 1;
+            ep.delivered += 1;
+            self.stats.delivered += 1;
+        }
+        let cum = *expected;
+        if pkt.has(FIN) && cum == pkt.seq + 1 {
+            self.recv.remove(&pkt.flow);
+        }
+        let ack = Packet {
+            seq: cum,
+            src: pkt.dst,
+            dst: pkt.src,
+            flags: ACK | if pkt.has(CE) { ECE } else { 0 },
+            ..pkt
+        };
+        let arrive = t + self.shared.transport.ack_delay_slots as u64;
+        let pl = &self.shared.placement;
+        let part = pl.endpoint_part[pkt.src as usize];
+        let end = if part as usize == self.index {
+            WireEnd::Local(Target::Endpoint {
+                idx: pl.endpoint_local[pkt.src as usize],
+            })
+        } else {
+            WireEnd::Remote {
+                part,
+                to: GlobalTarget::Endpoint { id: pkt.src },
+            }
+        };
+        Self::send(
+            &mut self.calendar,
+            self.mask,
+            &mut self.outbox,
+            end,
+            arrive,
+            ack,
+        );
+    }
+
+    fn sender_ack(&mut self, ack: Packet, t: Slot) {
+        let fi = ack.flow as usize / self.nparts;
+        let f = &mut self.flows[fi];
+        let li = self.shared.placement.endpoint_local[f.src as usize] as usize;
+        Self::mark_ready(&mut self.ep_ready, li);
+        if f.on_ack(ack.seq, ack.has(ECE), t, &self.shared.transport) == AckOutcome::Completed {
+            let ep = &mut self.endpoints[li];
+            if let Some(pos) = ep.active.iter().position(|&x| x as usize == fi) {
+                ep.active.swap_remove(pos);
+            }
+            if let (Some(q), true) = (ep.sequential, self.from_sequential[fi])
+                && let Some(mut next) = self.sequential[q].pop_front()
+            {
+                next.start = t;
+                self.open_flow(&next, t);
+                *self.from_sequential.last_mut().unwrap() = true;
+            }
+        }
+    }
+
+    fn open_flow(&mut self, a: &FlowArrival, t: Slot) {
+        let id = (self.flows.len() * self.nparts + self.index) as u32;
+        debug_assert!(id < STREAM_FLOW_BIT);
+        self.flows.push(FlowSender::new(
+            id,
+            a.src,
+            a.dst,
+            a.size,
+            a.class,
+            t,
+            &self.shared.transport,
+        ));
+        self.from_sequential.push(false);
+        let li = self.shared.placement.endpoint_local[a.src as usize] as usize;
+        self.endpoints[li]
+            .active
+            .push((self.flows.len() - 1) as u32);
+        Self::mark_ready(&mut self.ep_ready, li);
+    }
+
+    fn start_flows(&mut self, t: Slot) {
+        while self.next_scheduled < self.scheduled.len()
+            && self.scheduled[self.next_scheduled].start <= t
+        {
+            let a = self.scheduled[self.next_scheduled].clone();
+            self.next_scheduled += 1;
+            self.open_flow(&a, t);
+        }
+        for q in 0..self.sequential.len() {
+            if !self.sequential_started[q]
+                && self.sequential[q].front().is_some_and(|f| f.start <= t)
+            {
+                self.sequential_started[q] = true;
+                let a = self.sequential[q].pop_front().unwrap();
+                self.open_flow(&a, t);
+                *self.from_sequential.last_mut().unwrap() = true;
+            }
+        }
+        let n = self.shared.endpoints;
+        let payload = self.shared.payload_bytes;
+        let tf = t as f64;
+        if tf < self.poisson_next {
+            return;
+        }
+        self.poisson_next = f64::INFINITY;
+        for k in 0..self.poisson.len() {
+            while self.poisson[k].next <= tf && t < self.poisson[k].stop {
+                let p = &mut self.poisson[k];
+                p.next += rand_distr::Distribution::sample(&p.gap, &mut p.rng);
+                let size = packets_for(p.sizes.sample_bytes(&mut p.rng), payload);
+                let dst = other_endpoint(&mut p.rng, n, p.src);
+                let a = FlowArrival {
+                    start: t,
+                    src: p.src,
+                    dst,
+                    size,
+                    class: p.class,
+                };
+                self.open_flow(&a, t);
+            }
+            if t < self.poisson[k].stop {
+                self.poisson_next = self.poisson_next.min(self.poisson[k].next);
+            }
+        }
+    }
+
+    fn generate_open_loop(&mut self, t: Slot) {
+        let n = self.shared.endpoints;
+        let tf = t as f64;
+        let b = (t & STREAM_WHEEL_MASK) as usize;
+        if self.stream_wheel[b].is_empty() {
+            return;
+        }
+        let due = std::mem::take(&mut self.stream_wheel[b]);
+        for &k in &due {
+            let k = k as usize;
+            let s = &mut self.streams[k];
+            if s.next.ceil() as Slot > t {
+                // Due a whole wheel turn (or more) later.
+                self.stream_wheel[b].push(k as u32);
+                continue;
+            }
+            let li = self.stream_src_local[k] as usize;
+            while s.next <= tf {
+                s.next += s.gap();
+                let dst = match s.dst {
+                    Some(d) => d,
+                    None => other_endpoint(&mut s.rng, n, s.src),
+                };
+                let ep = &mut self.endpoints[li];
+                if ep.nic.len() >= ep.nic_capacity {
+                    s.nic_dropped += 1;
+                    self.stats.nic_drops += 1;
+                    continue;
+                }
+                s.sent += 1;
+                ep.nic.push_back(Packet {
+                    flow: s.flow,
+                    seq: s.seq,
+                    prio: s.class,
+                    stamp: t as u32,
+                    src: s.src,
+                    dst,
+                    tag: 0,
+                    flags: OPEN_LOOP,
+                    hops: 0,
+                    data: [0; 8],
+                });
+                s.seq = s.seq.wrapping_add(1);
+                self.ep_ready[li >> 6] |= 1 << (li & 63);
+            }
+            let next = (s.next.ceil() as Slot).max(t + 1);
+            self.stream_wheel[(next & STREAM_WHEEL_MASK) as usize].push(k as u32);
+        }
+        // Keep the bucket's allocation for the next turn.
+        let mut due = due;
+        due.clear();
+        if self.stream_wheel[b].is_empty() {
+            self.stream_wheel[b] = due;
+        }
+    }
+
+    fn check_timers(&mut self, t: Slot) {
+        for (i, ep) in self.endpoints.iter().enumerate() {
+            for &fi in &ep.active {
+                if self.flows[fi as usize].check_timeout(t, &self.shared.transport) {
+                    self.ep_ready[i >> 6] |= 1 << (i & 63);
+                }
+            }
+        }
+    }
+
+    fn sample(&mut self, t: Slot) {
+        self.stats.samples += 1;
+        for (r, router) in self.routers.iter().enumerate() {
+            for p in 0..router.port_count() {
+                let occ = router.occupancy(p as PortId);
+                self.stats.occupancy_sum[r][p] += occ as u64;
+                let m = &mut self.stats.occupancy_max[r][p];
+                *m = (*m).max(occ);
+                if self.shared.keep_series {
+                    if self.stats.series.len() < self.shared.max_series {
+                        self.stats.series.push(QueueSample {
+                            slot: t,
+                            switch: self.router_ids[r],
+                            port: p as PortId,
+                            occupancy: occ,
+                        });
+                    } else {
+                        self.stats.series_dropped += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Packets from other partitions. Late ones are delivered in the current slot.
+    pub fn accept(&mut self, batch: impl IntoIterator<Item = Transfer>) {
+        let pl = &self.shared.placement;
+        for tr in batch {
+            let to = match tr.to {
+                GlobalTarget::Switch { id, port } => Target::Switch {
+                    idx: pl.switch_local[id as usize],
+                    port,
+                },
+                GlobalTarget::Endpoint { id } => Target::Endpoint {
+                    idx: pl.endpoint_local[id as usize],
+                },
+            };
+            let mut arrive = tr.arrive;
+            if arrive < self.now {
+                self.stats.late_transfers += 1;
+                self.stats.late_slots += self.now - arrive;
+                arrive = self.now;
+            }
+            let d = Delivery {
+                to: PackedTarget::pack(to),
+                pkt: tr.pkt,
+            };
+            if arrive <= self.now + self.mask {
+                self.calendar[(arrive & self.mask) as usize].push(d);
+            } else {
+                self.far_seq += 1;
+                self.far.push(Reverse((arrive, self.far_seq)));
+                self.far_items.insert(self.far_seq, d);
+            }
+        }
+    }
+
+    fn pull_far(&mut self, t: Slot) {
+        while let Some(&Reverse((arrive, seq))) = self.far.peek() {
+            if arrive > t + self.mask {
+                break;
+            }
+            self.far.pop();
+            if let Some(d) = self.far_items.remove(&seq) {
+                self.calendar[(arrive.max(t) & self.mask) as usize].push(d);
+            }
+        }
+    }
+
+    /// Occupancy of a local router's port right now.
+    pub fn occupancy(&self, router: usize, port: PortId) -> u32 {
+        self.routers[router].occupancy(port)
+    }
+}

@@ -1,0 +1,298 @@
+//! Runs partitions on worker threads (Flexplane §4): each worker owns the
+//! routers of some racks or pods with their endpoints, pinned to a core;
+//! packets between workers travel in batches over bounded FIFOs; workers do
+//! not synchronise per timeslot: each runs ahead on its own and waits only when
+//! it is more than the lookahead (the smallest cross-worker link or ACK delay)
+//! plus `skew_slots` ahead of the slowest other worker. With `skew_slots = 0`
+//! no packet ever arrives after its due slot; with more (Flexplane's loose
+//! synchronisation) late packets are delivered at once and counted.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::time::{Duration, Instant};
+
+use crate::config::Mode;
+use crate::endpoint::transport::FlowSender;
+use crate::endpoint::workload::{OpenLoopStream, WorkloadPlan};
+use crate::engine::{Partition, PartitionStats, Placement, Shared, Transfer};
+use crate::fabric::counters::PortCounters;
+use crate::fabric::topology::Topology;
+use crate::packet::Slot;
+use crate::scheme::route::TableRoute;
+use crate::scheme::{Router, RouterPorts};
+
+/// Batches a worker may have queued towards one other worker.
+const FIFO_BATCHES: usize = 256;
+
+pub struct Setup {
+    pub topo: Topology,
+    pub shared: Arc<Shared>,
+    pub plan: WorkloadPlan,
+    pub mode: Mode,
+    pub slot_ns: f64,
+    pub batch_slots: u64,
+    /// Extra slots beyond the lookahead a worker may run ahead (loose synchronisation).
+    pub skew_slots: u64,
+    pub pin_threads: bool,
+}
+
+/// When workers stop.
+#[derive(Clone)]
+pub enum Stop {
+    AtSlot(Slot),
+    /// Stop when the flag is raised (or at the slot cap).
+    Flag(Arc<AtomicBool>, Slot),
+}
+
+impl Stop {
+    fn end(&self) -> Slot {
+        match self {
+            Stop::AtSlot(s) | Stop::Flag(_, s) => *s,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Lag {
+    /// Largest amount the worker was behind the wall clock, microseconds.
+    pub max_lag_us: f64,
+    /// How far behind it was when it finished.
+    pub final_lag_us: f64,
+    /// Fraction of batches that started behind the wall clock.
+    pub behind_fraction: f64,
+}
+
+/// What a finished worker hands back, independent of the scheme type.
+pub struct PartitionReport {
+    pub router_ids: Vec<u32>,
+    pub counters: Vec<Vec<PortCounters>>,
+    pub stats: PartitionStats,
+    pub flows: Vec<FlowSender>,
+    pub streams: Vec<OpenLoopStream>,
+    pub slots: Slot,
+    pub lag: Option<Lag>,
+}
+
+pub struct RunOutput {
+    pub parts: Vec<PartitionReport>,
+    pub wall: Duration,
+    pub threads: usize,
+}
+
+/// Something that can be handed a router constructor of a concrete type.
+pub trait SchemeVisitor {
+    type Out;
+    fn visit<R, F>(self, build: F) -> Self::Out
+    where
+        R: Router,
+        F: Fn(u32, &RouterPorts, TableRoute) -> R + Sync;
+}
+
+pub struct RunVisitor<'a> {
+    pub setup: &'a Setup,
+    pub stop: Stop,
+}
+
+impl SchemeVisitor for RunVisitor<'_> {
+    type Out = RunOutput;
+    fn visit<R, F>(self, build: F) -> RunOutput
+    where
+        R: Router,
+        F: Fn(u32, &RouterPorts, TableRoute) -> R + Sync,
+    {
+        run(self.setup, &build, &self.stop)
+    }
+}
+
+pub fn run<R, F>(setup: &Setup, build: &F, stop: &Stop) -> RunOutput
+where
+    R: Router,
+    F: Fn(u32, &RouterPorts, TableRoute) -> R + Sync,
+{
+    let nparts = setup.shared.placement.parts;
+    let progress: Vec<AtomicU64> = (0..nparts).map(|_| AtomicU64::new(0)).collect();
+    let cores = if setup.pin_threads {
+        core_affinity::get_core_ids().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let start = Instant::now();
+    let parts = if nparts == 1 {
+        let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
+        vec![worker(p, None, Vec::new(), &progress, stop, setup, start)]
+    } else {
+        let mut txs = Vec::new();
+        let mut rxs = Vec::new();
+        for _ in 0..nparts {
+            let (tx, rx) = sync_channel::<Vec<Transfer>>(FIFO_BATCHES);
+            txs.push(tx);
+            rxs.push(Some(rx));
+        }
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..nparts)
+                .map(|i| {
+                    let rx = rxs[i].take();
+                    let tx: Vec<Option<SyncSender<Vec<Transfer>>>> = (0..nparts)
+                        .map(|j| if j == i { None } else { Some(txs[j].clone()) })
+                        .collect();
+                    let core = if cores.is_empty() {
+                        None
+                    } else {
+                        Some(cores[i % cores.len()])
+                    };
+                    let progress = &progress;
+                    s.spawn(move || {
+                        if let Some(c) = core {
+                            core_affinity::set_for_current(c);
+                        }
+                        let p = Partition::new(
+                            i,
+                            &setup.topo,
+                            setup.shared.clone(),
+                            &setup.plan,
+                            build,
+                        );
+                        worker(p, rx, tx, progress, stop, setup, start)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("emulation worker panicked"))
+                .collect()
+        })
+    };
+    RunOutput {
+        parts,
+        wall: start.elapsed(),
+        threads: nparts,
+    }
+}
+
+fn drain<R: Router>(part: &mut Partition<R>, rx: &Option<Receiver<Vec<Transfer>>>) {
+    if let Some(rx) = rx {
+        while let Ok(batch) = rx.try_recv() {
+            part.accept(batch);
+        }
+    }
+}
+
+fn worker<R: Router>(
+    mut part: Partition<R>,
+    rx: Option<Receiver<Vec<Transfer>>>,
+    tx: Vec<Option<SyncSender<Vec<Transfer>>>>,
+    progress: &[AtomicU64],
+    stop: &Stop,
+    setup: &Setup,
+    start: Instant,
+) -> PartitionReport {
+    let me = part.index;
+    let nparts = progress.len();
+    let end = stop.end();
+    let (mut batches, mut behind) = (0u64, 0u64);
+    let mut lag = Lag::default();
+    // Workers never run more than lookahead (+ the configured loose skew) slots
+    // ahead of the slowest other worker. With no extra skew this is exact: every
+    // packet from another worker is in hand before its due slot.
+    let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
+    while part.now < end {
+        if let Stop::Flag(f, _) = stop
+            && f.load(Ordering::Relaxed)
+        {
+            break;
+        }
+        let mut allowed = end;
+        if nparts > 1 {
+            let mut spins = 0u32;
+            loop {
+                let slowest = (0..nparts)
+                    .filter(|&j| j != me)
+                    .map(|j| progress[j].load(Ordering::Acquire))
+                    .min()
+                    .unwrap_or(u64::MAX);
+                // Everything the others sent before publishing that progress is now in the FIFO.
+                drain(&mut part, &rx);
+                allowed = slowest.saturating_add(allowance).min(end);
+                if part.now < allowed {
+                    break;
+                }
+                spins += 1;
+                // Spin (the peer is usually well under a microsecond away), and
+                // only then give the core away: a yield on a busy machine can
+                // cost a whole scheduler quantum.
+                if spins > 20_000 {
+                    std::thread::yield_now();
+                } else {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+        let batch_end = (part.now + setup.batch_slots).min(allowed);
+        while part.now < batch_end {
+            part.step();
+        }
+        for (j, t) in tx.iter().enumerate() {
+            let Some(t) = t else { continue };
+            if part.outbox[j].is_empty() {
+                continue;
+            }
+            let mut batch = std::mem::take(&mut part.outbox[j]);
+            loop {
+                match t.try_send(batch) {
+                    Ok(()) => break,
+                    Err(TrySendError::Full(b)) => {
+                        batch = b;
+                        drain(&mut part, &rx);
+                        std::thread::yield_now();
+                    }
+                    Err(TrySendError::Disconnected(_)) => break,
+                }
+            }
+        }
+        // Publish progress only after the batch's packets are in the FIFOs.
+        progress[me].store(part.now, Ordering::Release);
+        if setup.mode == Mode::Realtime {
+            batches += 1;
+            let target = Duration::from_nanos((part.now as f64 * setup.slot_ns) as u64);
+            let elapsed = start.elapsed();
+            if elapsed < target {
+                let ahead = target - elapsed;
+                if ahead > Duration::from_micros(200) {
+                    std::thread::sleep(ahead - Duration::from_micros(100));
+                }
+                while start.elapsed() < target {
+                    std::hint::spin_loop();
+                }
+                lag.final_lag_us = 0.0;
+            } else {
+                behind += 1;
+                let l = (elapsed - target).as_secs_f64() * 1e6;
+                lag.max_lag_us = lag.max_lag_us.max(l);
+                lag.final_lag_us = l;
+            }
+        }
+    }
+    progress[me].store(u64::MAX, Ordering::Release);
+    if setup.mode == Mode::Realtime {
+        lag.behind_fraction = if batches == 0 {
+            0.0
+        } else {
+            behind as f64 / batches as f64
+        };
+    }
+    PartitionReport {
+        router_ids: part.router_ids.clone(),
+        counters: part.routers.iter().map(|r| r.counters().to_vec()).collect(),
+        slots: part.now,
+        lag: (setup.mode == Mode::Realtime).then_some(lag),
+        flows: std::mem::take(&mut part.flows),
+        streams: std::mem::take(&mut part.streams),
+        stats: std::mem::take(&mut part.stats),
+    }
+}
+
+/// Placement helper re-exported for callers that build a `Setup` by hand.
+pub fn placement(topo: &Topology, threads: usize) -> Placement {
+    Placement::by_group(topo, threads)
+}
