@@ -50,6 +50,10 @@ public final class LabCommand implements Callable<Integer> {
      */
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
+        // The progress bar owns the terminal; per-run details go to the report.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         CommandLine cli = new CommandLine(new LabCommand()).setCaseInsensitiveEnumValuesAllowed(true);
         // A failed run ends with one line saying why; the logs named in it hold the rest.
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -120,6 +124,11 @@ public final class LabCommand implements Callable<Integer> {
                 description = "fabric control API address (default: ${DEFAULT-VALUE})")
         String emuControl;
 
+        @Option(names = "--fabric-spin",
+                description = "fabric busy-waits for each timeslot (exact pacing, one core busy); default: sleeps, "
+                        + "leaving the core to the collector and controller")
+        boolean fabricSpin;
+
         @Option(names = "--threshold-pct", defaultValue = "80", description = "congestion threshold, %% of capacity (default: ${DEFAULT-VALUE})")
         double thresholdPct;
 
@@ -159,7 +168,7 @@ public final class LabCommand implements Callable<Integer> {
             TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, 5);
             ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
-                    .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId);
+                    .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
             int total = 0;
             for (Workload w : ws) {
                 total += ExperimentRunner.flowCount(w) * ms.size();
@@ -192,8 +201,9 @@ public final class LabCommand implements Callable<Integer> {
                 }
                 List<RunResult> results = runner.runAll(ws, ms, rate.linkBps());
                 String settings = String.format("Flows: %d MiB; seed %d; threshold %.0f%%, hysteresis %.0f%%, "
-                        + "damping %d ms, poll %d ms; mirror ports at %.0f%% of link rate",
-                        mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, mirrorRateFraction * 100);
+                        + "damping %d ms, poll %d ms; mirror ports at %.0f%% of link rate; fabric %s",
+                        mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, mirrorRateFraction * 100,
+                        fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots");
                 new Report(results, rate, settings).write(dir);
             }
             System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));

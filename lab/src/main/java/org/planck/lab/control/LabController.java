@@ -219,6 +219,7 @@ public final class LabController implements TelemetrySink {
             if (newestSampleUs > 0) {
                 relieveLoadView(handled, newestSampleUs, receiptUs);
             }
+            applyRound();
         }
         return new IngestResult(accepted, noDevice, noPort);
     }
@@ -300,6 +301,7 @@ public final class LabController implements TelemetrySink {
                 decide(h.getKey(), OptionalDouble.of(h.getValue()), LoopLatencyLog.Trigger.POLL,
                        now.timeUs(), receiptUs);
             }
+            applyRound();
         }
         return hot.size();
     }
@@ -338,39 +340,88 @@ public final class LabController implements TelemetrySink {
         load.place(flow, FlowPlacement.of(src, dst, pathIndex(flow, src, dst), bytesPerSec));
     }
 
-    /** One TE decision on a port; moves become per-flow ingress rules in one batch. */
+    /** A decision whose moves await the round's single rule batch. */
+    private static final class Decision {
+        final LoopLatencyLog.Trigger trigger;
+        final ConnectPoint port;
+        final long sampleUs;
+        final long receiptUs;
+        final long decisionUs;
+        final List<FlowMove> moves;
+
+        Decision(LoopLatencyLog.Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs, long decisionUs,
+                 List<FlowMove> moves) {
+            this.trigger = trigger;
+            this.port = port;
+            this.sampleUs = sampleUs;
+            this.receiptUs = receiptUs;
+            this.decisionUs = decisionUs;
+            this.moves = moves;
+        }
+    }
+
+    /** Decisions of the current round (one telemetry batch or one poll). */
+    private final List<Decision> round = new ArrayList<>();
+
+    /** One TE decision on a port; its moves join the round's rule batch. */
     private void decide(ConnectPoint port, OptionalDouble utilisation, LoopLatencyLog.Trigger trigger,
                         long sampleUs, long receiptUs) {
         List<FlowMove> chosen = rerouter.relieve(port, utilisation, System.nanoTime());
         long decisionUs = nowUs();
         if (chosen.isEmpty()) {
             if (trigger != LoopLatencyLog.Trigger.LOAD_VIEW) {
-                latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, -1, 0));
+                latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, -1, -1, 0));
             }
             return;
         }
-        List<RuleOp> ops = new ArrayList<>(chosen.size());
-        for (FlowMove m : chosen) {
+        round.add(new Decision(trigger, port, sampleUs, receiptUs, decisionUs, chosen));
+    }
+
+    /**
+     * Installs every move of the round as per-flow ingress rules in one atomic batch: one
+     * round trip to the fabric however many ports were relieved.
+     */
+    private void applyRound() {
+        if (round.isEmpty()) {
+            return;
+        }
+        // A flow moved twice in one round: only its last target is installed.
+        Map<FlowKey, FlowMove> last = new LinkedHashMap<>();
+        for (Decision d : round) {
+            for (FlowMove m : d.moves) {
+                last.put(m.flow(), m);
+            }
+        }
+        List<RuleOp> ops = new ArrayList<>(last.size());
+        for (FlowMove m : last.values()) {
             ops.add(RuleTranslation.add(plan.flowRule(m.flow(), m.from().src(), m.from().dst(), m.toIndex())));
         }
         long appliedUs;
+        long answeredUs;
         try {
             appliedUs = emulator.applyRules(ops);
+            answeredUs = nowUs();
         } catch (EmulatorException e) {
             // The fabric did not take the moves: the view must not pretend it did.
             applyFailures.incrementAndGet();
-            for (FlowMove m : chosen) {
-                load.place(m.flow(), m.from());
+            for (int i = round.size() - 1; i >= 0; i--) {
+                for (FlowMove m : round.get(i).moves) {
+                    load.place(m.flow(), m.from());
+                }
             }
-            log.warn("Moving {} flows off {} failed: {}", chosen.size(), port, e.getMessage());
+            log.warn("Installing {} moves failed: {}", ops.size(), e.getMessage());
+            round.clear();
             return;
         }
-        for (FlowMove m : chosen) {
-            movedTo.put(m.flow(), m.toIndex());
+        for (Decision d : round) {
+            for (FlowMove m : d.moves) {
+                movedTo.put(m.flow(), m.toIndex());
+            }
+            moves.addAndGet(d.moves.size());
+            latencies.record(new LoopLatencyLog.Entry(d.trigger, d.port, d.sampleUs, d.receiptUs, d.decisionUs,
+                                                      appliedUs, answeredUs, d.moves.size()));
         }
-        moves.addAndGet(chosen.size());
-        latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, appliedUs,
-                                                  chosen.size()));
+        round.clear();
     }
 
     /**

@@ -28,7 +28,11 @@ public final class LoopLatencyLog {
         POLL
     }
 
-    /** One decision. Times in µs; {@code appliedUs} is -1 when nothing was moved. */
+    /**
+     * One decision. Times in µs since the epoch; {@code appliedUs} (the fabric's clock) and
+     * {@code answeredUs} (the controller's clock when the fabric confirmed the rules) are -1 when
+     * nothing was moved.
+     */
     public static final class Entry {
         private final Trigger trigger;
         private final ConnectPoint port;
@@ -36,6 +40,7 @@ public final class LoopLatencyLog {
         private final long receiptUs;
         private final long decisionUs;
         private final long appliedUs;
+        private final long answeredUs;
         private final int moves;
 
         /**
@@ -46,19 +51,22 @@ public final class LoopLatencyLog {
          * @param sampleUs   capture time of the triggering sample (or counter time when polling)
          * @param receiptUs  controller receipt time
          * @param decisionUs time the moves were decided
-         * @param appliedUs  emulator time from which the moves are in force, -1 if none
+         * @param appliedUs  fabric time from which the moves are in force, -1 if none
+         * @param answeredUs controller time when the fabric confirmed the moves, -1 if none
          * @param moves      number of flows moved
          */
         public Entry(Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs, long decisionUs,
-                     long appliedUs, int moves) {
+                     long appliedUs, long answeredUs, int moves) {
             this.trigger = checkNotNull(trigger, "trigger");
             this.port = checkNotNull(port, "port");
             checkArgument(moves >= 0, "moves must be non-negative");
-            checkArgument((moves == 0) == (appliedUs < 0), "appliedUs is set exactly when flows moved");
+            checkArgument((moves == 0) == (appliedUs < 0) && (moves == 0) == (answeredUs < 0),
+                          "appliedUs and answeredUs are set exactly when flows moved");
             this.sampleUs = sampleUs;
             this.receiptUs = receiptUs;
             this.decisionUs = decisionUs;
             this.appliedUs = appliedUs;
+            this.answeredUs = answeredUs;
             this.moves = moves;
         }
 
@@ -86,6 +94,15 @@ public final class LoopLatencyLog {
             return appliedUs;
         }
 
+        /**
+         * Controller time when the fabric confirmed the moves: the rules were in force by then.
+         *
+         * @return µs, -1 if nothing moved
+         */
+        public long answeredUs() {
+            return answeredUs;
+        }
+
         public int moves() {
             return moves;
         }
@@ -100,14 +117,18 @@ public final class LoopLatencyLog {
             return decisionUs - receiptUs;
         }
 
-        /** Decision made -> rules in force in the fabric (only if flows moved). */
+        /**
+         * Decision made -> rules confirmed in force by the fabric, on the controller's clock
+         * (only if flows moved). The fabric's own {@code appliedUs} is not used here: when the
+         * fabric lags real time its clock runs behind the controller's.
+         */
         public long decisionToAppliedUs() {
-            return appliedUs - decisionUs;
+            return answeredUs - decisionUs;
         }
 
-        /** Sample captured -> rules in force: the whole loop (only if flows moved). */
+        /** Sample captured -> rules confirmed in force: the whole loop (only if flows moved). */
         public long sampleToAppliedUs() {
-            return appliedUs - sampleUs;
+            return answeredUs - sampleUs;
         }
     }
 

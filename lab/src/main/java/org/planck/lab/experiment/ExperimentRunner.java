@@ -61,7 +61,8 @@ public final class ExperimentRunner {
         long mirrorBufferBytes = 30_000;
         int snapLen = 128;
         String collectorId = "c1";
-        long pollStepMs = 10;
+        long pollStepMs = 50;
+        boolean fabricSpin;
 
         public Options flowBytes(long v) {
             checkArgument(v > 0, "flow size must be positive");
@@ -104,6 +105,17 @@ public final class ExperimentRunner {
         public Options mirrorBufferBytes(long v) {
             checkArgument(v > 0, "mirror buffer must be positive");
             mirrorBufferBytes = v;
+            return this;
+        }
+
+        /**
+         * Whether the fabric busy-waits for each timeslot (one core busy) instead of sleeping.
+         *
+         * @param v spin
+         * @return this
+         */
+        public Options fabricSpin(boolean v) {
+            fabricSpin = v;
             return this;
         }
 
@@ -217,7 +229,7 @@ public final class ExperimentRunner {
         }
         progress.runStarted(workload.label() + " / " + mode.label(), flowCount(workload));
         try (FabricLauncher.RunningFabric fabric = launcher.start(
-                new FabricSpec(mode.shape(), linkBps, options.controlListen))) {
+                new FabricSpec(mode.shape(), linkBps, options.controlListen, options.fabricSpin))) {
             return runOn(fabric.control(), workload, mode, linkBps);
         } catch (EmulatorException e) {
             throw new IOException(workload.label() + " / " + mode.label() + ": " + e.getMessage(), e);

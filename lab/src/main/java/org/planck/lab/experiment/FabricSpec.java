@@ -24,6 +24,7 @@ public final class FabricSpec {
     private final Shape shape;
     private final long linkBps;
     private final String controlListen;
+    private final boolean spin;
 
     /**
      * A fabric.
@@ -33,10 +34,23 @@ public final class FabricSpec {
      * @param controlListen control API address, host:port
      */
     public FabricSpec(Shape shape, long linkBps, String controlListen) {
+        this(shape, linkBps, controlListen, false);
+    }
+
+    /**
+     * A fabric.
+     *
+     * @param shape         topology
+     * @param linkBps       rate of every link and host port
+     * @param controlListen control API address, host:port
+     * @param spin          busy-wait for each timeslot (exact pacing, one core busy) instead of sleeping
+     */
+    public FabricSpec(Shape shape, long linkBps, String controlListen, boolean spin) {
         this.shape = checkNotNull(shape, "shape");
         checkArgument(linkBps > 0, "link rate must be positive");
         this.linkBps = linkBps;
         this.controlListen = checkNotNull(controlListen, "controlListen");
+        this.spin = spin;
     }
 
     public Shape shape() {
@@ -64,6 +78,7 @@ public final class FabricSpec {
                 + "topology = " + tomlString(topology) + "\n"
                 + "link_gbps = " + String.format(java.util.Locale.ROOT, "%.3f", linkBps / 1e9) + "\n"
                 + "mode = \"realtime\"\n"
+                + "spin = " + spin + "\n"
                 + "\n[control]\n"
                 + "listen = " + tomlString(controlListen) + "\n";
     }

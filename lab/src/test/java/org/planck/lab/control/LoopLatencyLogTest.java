@@ -14,12 +14,15 @@ public class LoopLatencyLogTest {
     private static final ConnectPoint P = ConnectPoint.deviceConnectPoint("of:0000000000000001/3");
 
     private static LoopLatencyLog.Entry moved(long sample, long receipt, long decision, long applied) {
-        return new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, sample, receipt, decision, applied, 1);
+        // The fabric's clock is its own (it lags real time): any value, never used for intervals.
+        return new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, sample, receipt, decision, 42, applied, 1);
     }
 
     @Test
-    public void intervalsOfOneDecision() {
+    public void intervalsOfOneDecisionUseTheControllersClock() {
         LoopLatencyLog.Entry e = moved(1_000, 1_400, 1_450, 1_700);
+        assertEquals(42, e.appliedUs());
+        assertEquals(1_700, e.answeredUs());
         assertEquals(400, e.sampleToReceiptUs());
         assertEquals(50, e.receiptToDecisionUs());
         assertEquals(250, e.decisionToAppliedUs());
@@ -45,7 +48,7 @@ public class LoopLatencyLogTest {
     public void decisionsWithoutMovesCountOnlyWhereNoRuleIsInvolved() {
         LoopLatencyLog log = new LoopLatencyLog(10);
         log.record(moved(0, 100, 120, 300));
-        log.record(new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.POLL, P, 0, 50, 60, -1, 0));
+        log.record(new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.POLL, P, 0, 50, 60, -1, -1, 0));
         assertEquals(1, log.applied(LoopLatencyLog.Entry::sampleToAppliedUs).count());
         assertArrayEquals(new long[]{10, 20}, log.all(LoopLatencyLog.Entry::receiptToDecisionUs).values());
     }
@@ -73,11 +76,11 @@ public class LoopLatencyLogTest {
 
     @Test(expected = IllegalArgumentException.class)
     public void appliedTimeWithoutMovesIsRefused() {
-        new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, 0, 1, 2, 3, 0);
+        new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, 0, 1, 2, 3, 4, 0);
     }
 
     @Test(expected = IllegalArgumentException.class)
     public void movesWithoutAppliedTimeAreRefused() {
-        new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, 0, 1, 2, -1, 2);
+        new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, 0, 1, 2, -1, -1, 2);
     }
 }
