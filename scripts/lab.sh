@@ -67,7 +67,7 @@ mvn -B -q -ntp install -DskipTests
 echo "== [2/4] Building planck-emu and planck-collector (cargo build --release) =="
 cargo build --release -q -p planck-emu -p planck-collector
 
-echo "== [3/4] Mirror port veth $MIR <-> $CAP and planck-collector =="
+echo "== [3/4] Mirror port veth $MIR <-> $CAP =="
 ip link del "$MIR" 2>/dev/null || true
 ip link add "$MIR" type veth peer name "$CAP"
 for dev in "$MIR" "$CAP"; do
@@ -76,6 +76,25 @@ for dev in "$MIR" "$CAP"; do
     ip link set "$dev" up
 done
 
+echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP =="
+java -jar lab/target/planck-lab.jar experiment \
+    --emu-bin target/release/planck-emu --out "$out" \
+    --listen "$LISTEN" --user "$LAB_USER" --password "$LAB_PASSWORD" \
+    --collector-control "http://$COLLECTOR_CONTROL" --collector-id c1 \
+    --mirror-interface "$MIR" --emu-control "$EMU_CONTROL" \
+    "${args[@]}" &
+lab_pid=$!
+
+# The collector starts once the lab's telemetry endpoint listens, so its first exports succeed
+# (a refused export would put it into back-off just as the first PlanckTE run begins).
+listening() {
+    (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null
+}
+for _ in $(seq 1 300); do
+    listening "$LISTEN" && break
+    kill -0 "$lab_pid" 2>/dev/null || break
+    sleep 0.1
+done
 cat > "$out/collector.toml" <<TOML
 collector_id = "c1"
 
@@ -98,9 +117,6 @@ listen = "$COLLECTOR_CONTROL"
 TOML
 target/release/planck-collector run --config "$out/collector.toml" > "$out/collector.log" 2>&1 &
 collector_pid=$!
-listening() {
-    (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null
-}
 for _ in $(seq 1 100); do
     listening "$COLLECTOR_CONTROL" && break
     kill -0 "$collector_pid" 2>/dev/null || { echo "lab: planck-collector exited (see $out/collector.log)" >&2; exit 1; }
@@ -108,14 +124,6 @@ for _ in $(seq 1 100); do
 done
 listening "$COLLECTOR_CONTROL" || { echo "lab: planck-collector does not answer on $COLLECTOR_CONTROL" >&2; exit 1; }
 
-echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) =="
-java -jar lab/target/planck-lab.jar experiment \
-    --emu-bin target/release/planck-emu --out "$out" \
-    --listen "$LISTEN" --user "$LAB_USER" --password "$LAB_PASSWORD" \
-    --collector-control "http://$COLLECTOR_CONTROL" --collector-id c1 \
-    --mirror-interface "$MIR" --emu-control "$EMU_CONTROL" \
-    "${args[@]}" &
-lab_pid=$!
 wait "$lab_pid"
 lab_pid=""
 

@@ -20,6 +20,8 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * (docs/protocol/forwarding-map-v1.md).
  */
 public final class CollectorClient {
+    private static final long CONNECT_PATIENCE_MS = 15_000;
+
     private final URI base;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .version(HttpClient.Version.HTTP_1_1).build();
@@ -61,6 +63,33 @@ public final class CollectorClient {
     }
 
     private int put(String path, JsonNode body) {
+        // The collector may still be starting: connection failures are retried for a while.
+        long deadline = System.currentTimeMillis() + CONNECT_PATIENCE_MS;
+        while (true) {
+            try {
+                return putOnce(path, body);
+            } catch (CollectorUnreachable e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException(e.getMessage(), e);
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", ie);
+                }
+            }
+        }
+    }
+
+    /** The collector did not answer at all. */
+    private static final class CollectorUnreachable extends Exception {
+        CollectorUnreachable(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private int putOnce(String path, JsonNode body) throws CollectorUnreachable {
         try {
             HttpRequest req = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json")
@@ -71,7 +100,7 @@ public final class CollectorClient {
             }
             throw new IllegalStateException("collector refused PUT " + path + ": " + r.statusCode() + " " + r.body());
         } catch (IOException e) {
-            throw new IllegalStateException("collector unreachable at " + base + ": " + e.getMessage(), e);
+            throw new CollectorUnreachable("collector unreachable at " + base + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
