@@ -6,7 +6,7 @@
 # and says where the report is.
 #
 #   scripts/lab.sh            # full: stride(8), shuffle, random, random bijection; 100 MiB flows
-#   scripts/lab.sh --quick    # CI: stride(8) and random bijection, 16 MiB flows (< 5 minutes)
+#   scripts/lab.sh --quick    # CI: stride(8) and random bijection only (< 5 minutes)
 #   scripts/lab.sh --out DIR  # report directory (default results/lab-<time>)
 # Any other arguments go to `planck-lab experiment` (see `--help` there).
 set -euo pipefail

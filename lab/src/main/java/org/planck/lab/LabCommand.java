@@ -74,7 +74,7 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--out", description = "report directory (default: results/lab-<time>)")
         Path out;
 
-        @Option(names = "--quick", description = "CI variant: stride(8) and random bijection, 16 MiB flows")
+        @Option(names = "--quick", description = "CI variant: stride(8) and random bijection only")
         boolean quick;
 
         @Option(names = "--workloads", split = ",",
@@ -85,7 +85,7 @@ public final class LabCommand implements Callable<Integer> {
                 description = "static, poll, planck, optimal (default: all four)")
         List<RoutingMode> modes;
 
-        @Option(names = "--flow-mib", description = "flow size in MiB (default: 100; --quick: 16)")
+        @Option(names = "--flow-mib", description = "flow size in MiB (default: 100)")
         Long flowMib;
 
         @Option(names = "--link-gbps", defaultValue = "auto",
@@ -151,7 +151,7 @@ public final class LabCommand implements Callable<Integer> {
             }
             List<RoutingMode> ms = modes != null ? modes
                     : List.of(RoutingMode.STATIC, RoutingMode.POLL, RoutingMode.PLANCK, RoutingMode.OPTIMAL);
-            long mib = flowMib != null ? flowMib : quick ? 16 : 100;
+            long mib = flowMib != null ? flowMib : 100;
             if (mib <= 0) {
                 throw new CommandLine.ParameterException(new CommandLine(this), "--flow-mib must be positive");
             }
