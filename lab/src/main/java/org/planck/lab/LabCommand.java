@@ -192,6 +192,8 @@ public final class LabCommand implements Callable<Integer> {
                 ExperimentRunner runner = new ExperimentRunner(
                         new ProcessFabricLauncher(emuBin, dir.resolve("fabric")), endpoint,
                         new CollectorClient(collectorControl), options, progress);
+                bar.setExtraMessage("warming up the controller");
+                org.planck.lab.control.JitWarmUp.run(2000);
                 LinkRateDecision rate;
                 if ("auto".equals(linkGbps)) {
                     bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8));
