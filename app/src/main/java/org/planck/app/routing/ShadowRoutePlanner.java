@@ -201,12 +201,17 @@ public final class ShadowRoutePlanner {
                                              Set<DeviceId> reachable) {
         // Guava maps here: DeviceId hashes collide in java.util hash maps.
         ImmutableMap.Builder<DeviceId, FabricLink> current = ImmutableMap.builder();
+        boolean unchanged = t.destination().equals(host);
         for (Map.Entry<DeviceId, FabricLink> e : t.nextLinks().entrySet()) {
             Optional<FabricLink> now = graph.link(e.getValue().src());
             if (now.isEmpty() || !now.get().dst().equals(e.getValue().dst())) {
                 return Optional.empty();
             }
+            unchanged &= now.get().equals(e.getValue());
             current.put(e.getKey(), now.get());
+        }
+        if (unchanged && t.sources().equals(reachable)) {
+            return Optional.of(t);
         }
         Map<DeviceId, FabricLink> links = current.build();
         if (t.sources().equals(reachable)) {

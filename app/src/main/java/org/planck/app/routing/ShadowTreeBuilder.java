@@ -104,10 +104,6 @@ final class ShadowTreeBuilder {
         this.heap = new long[Math.max(16, links.length + nodes)];
     }
 
-    FabricGraph graph() {
-        return graph;
-    }
-
     /**
      * One tree as plain arrays: for every switch index the id of its next link (or -1), and the
      * source switches it carries.

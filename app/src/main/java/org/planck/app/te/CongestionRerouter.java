@@ -7,7 +7,6 @@ import org.planck.api.fabric.FlowPlacement;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalDouble;
@@ -43,7 +42,6 @@ public final class CongestionRerouter {
     private final FabricLoad load;
     private double threshold;
     private long dampingNanos;
-    private final BitSet congested = new BitSet();
     /** Scratch result of {@link #bestSlot}. */
     private double bestWorst;
 
@@ -86,10 +84,7 @@ public final class CongestionRerouter {
      * @param port egress port
      */
     public void markCongested(ConnectPoint port) {
-        int id = load.portId(port);
-        if (id >= 0) {
-            congested.set(id);
-        }
+        load.markCongested(port);
     }
 
     /**
@@ -98,10 +93,7 @@ public final class CongestionRerouter {
      * @param port egress port
      */
     public void clearCongested(ConnectPoint port) {
-        int id = load.portId(port);
-        if (id >= 0) {
-            congested.clear(id);
-        }
+        load.clearCongested(port);
     }
 
     /**
@@ -111,8 +103,7 @@ public final class CongestionRerouter {
      * @return true if marked
      */
     public boolean isCongested(ConnectPoint port) {
-        int id = load.portId(port);
-        return id >= 0 && congested.get(id);
+        return load.isCongested(port);
     }
 
     /**
@@ -157,7 +148,7 @@ public final class CongestionRerouter {
         if (p < 0) {
             return List.of();
         }
-        congested.set(p);
+        load.markCongested(p);
         double cap = load.capacity(p);
         double current = load.load(p);
         if (reportedUtilisation.isPresent()) {
@@ -224,7 +215,7 @@ public final class CongestionRerouter {
                 boolean shared = contains(cur, q);
                 double after = load.load(q) + (shared ? 0 : rate);
                 double util = after / load.capacity(q);
-                if (!shared && (congested.get(q) || util > threshold)) {
+                if (!shared && (load.congested(q) || util > threshold)) {
                     ok = false;
                     break;
                 }

@@ -39,6 +39,8 @@ public final class FabricLoad {
     private double[] load;
     /** Load measured on the port by other means (port counters, collector notices); 0 if none. */
     private double[] measured;
+    /** Ports a collector reported congested and not yet cleared. */
+    private boolean[] congested;
     private List<Set<PlacedFlow>> flowsOnPort;
     private final Map<PathKey, int[]> pathCache = new HashMap<>();
     private final Map<PathKey, RouteChoices> choicesCache = new HashMap<>();
@@ -129,6 +131,7 @@ public final class FabricLoad {
         this.capacityBytesPerSec = new double[ports.length];
         this.load = new double[ports.length];
         this.measured = new double[ports.length];
+        this.congested = new boolean[ports.length];
         this.flowsOnPort = new ArrayList<>(ports.length);
         for (int i = 0; i < ports.length; i++) {
             ids.put(ports[i], i);
@@ -255,8 +258,21 @@ public final class FabricLoad {
      */
     public Map<FlowKey, FlowPlacement> rebase(RoutingPlan newPlan) {
         List<PlacedFlow> old = new ArrayList<>(flows.values());
+        Map<ConnectPoint, Double> measuredBefore = new HashMap<>();
+        List<ConnectPoint> congestedBefore = new ArrayList<>();
+        for (int i = 0; i < ports.length; i++) {
+            if (measured[i] > 0) {
+                measuredBefore.put(ports[i], measured[i]);
+            }
+            if (congested[i]) {
+                congestedBefore.add(ports[i]);
+            }
+        }
         flows.clear();
         index(checkNotNull(newPlan, "newPlan"));
+        // Port marks and measurements survive re-planning (port ids may be renumbered).
+        measuredBefore.forEach(this::reportPortLoad);
+        congestedBefore.forEach(this::markCongested);
         Map<FlowKey, FlowPlacement> dropped = new HashMap<>();
         for (PlacedFlow f : old) {
             try {
@@ -326,6 +342,44 @@ public final class FabricLoad {
         }
         measured[id] = bytesPerSec;
         return true;
+    }
+
+    /**
+     * Marks a port congested (a collector's CONGESTED notice): TE moves no flow onto it.
+     *
+     * @param port switch egress port
+     * @return false if the port is unknown
+     */
+    public boolean markCongested(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        if (id == null) {
+            return false;
+        }
+        congested[id] = true;
+        return true;
+    }
+
+    /**
+     * Clears a port's congestion mark (a CLEARED notice).
+     *
+     * @param port switch egress port
+     */
+    public void clearCongested(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        if (id != null) {
+            congested[id] = false;
+        }
+    }
+
+    /**
+     * Whether a port is marked congested.
+     *
+     * @param port switch egress port
+     * @return true if marked
+     */
+    public boolean isCongested(ConnectPoint port) {
+        Integer id = portIds.get(port);
+        return id != null && congested[id];
     }
 
     /**
@@ -432,6 +486,14 @@ public final class FabricLoad {
     int portId(ConnectPoint port) {
         Integer id = portIds.get(port);
         return id == null ? -1 : id;
+    }
+
+    boolean congested(int port) {
+        return congested[port];
+    }
+
+    void markCongested(int port) {
+        congested[port] = true;
     }
 
     /** The load TE decides with: flow-rate sum, or the measured load if larger. */

@@ -189,4 +189,23 @@ public class FabricLoadTest {
         assertEquals(moves.size(), moved);
         assertConsistent(load);
     }
+
+    @Test
+    public void congestionMarksAndMeasuredLoadsSurviveRebase() {
+        FabricLoad load = new FabricLoad(plan);
+        ConnectPoint hot = fabric.graph().egressLinks(FatTreeFabric.coreId(1)).get(0).src();
+        ConnectPoint busy = fabric.graph().egressLinks(FatTreeFabric.coreId(2)).get(0).src();
+        assertTrue(load.markCongested(hot));
+        assertTrue(load.reportPortLoad(busy, 100e6));
+        FabricLink dead = fabric.graph().egressLinks(FatTreeFabric.coreId(0)).get(0);
+        RoutingUpdate u = planner.replan(plan, fabric.graph().toBuilder().removeBidirectionalLink(dead).build());
+        load.rebase(u.plan());
+        assertTrue(load.isCongested(hot));
+        assertEquals(100e6, load.effectiveLoadBytesPerSec(busy), 0.0);
+        assertFalse(load.isCongested(busy));
+        // Ports of the dead link are gone.
+        assertFalse(load.markCongested(dead.src()));
+        load.clearCongested(hot);
+        assertFalse(load.isCongested(hot));
+    }
 }
