@@ -613,12 +613,22 @@ fn capture(ifname: &str, until: Instant, stop: &std::sync::atomic::AtomicBool) -
             std::mem::size_of::<libc::timeval>() as u32,
         );
         let mut buf = vec![0u8; 4096];
-        while Instant::now() < until
-            && !(stop.load(std::sync::atomic::Ordering::Relaxed) && out.len() > 100)
-        {
+        // Room for every frame of the test even if this thread runs late.
+        let rcvbuf: libc::c_int = 8 << 20;
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            &rcvbuf as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as u32,
+        );
+        while Instant::now() < until {
             let n = libc::recv(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0);
             if n > 0 {
                 out.push(buf[..n as usize].to_vec());
+            } else if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Drained: nothing arrived for one receive timeout after the sender stopped.
+                break;
             }
         }
         libc::close(fd);
@@ -689,5 +699,69 @@ fn interface_sink_sends_frames_over_a_veth() {
     assert!(ours.iter().all(|o| o.0 == [10, 0, 0, 2] && o.1 == 40001));
     for w in ours.windows(2) {
         assert_eq!(w[1].2.wrapping_sub(w[0].2), 1460);
+    }
+}
+
+#[test]
+fn cli_bad_config_exits_with_one_line_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, want) in [
+        ("[fabric]\ntopology = \"ring:5\"\n", "fabric.topology"),
+        ("[fabric]\nscheme = \"red\"\n", "droptail"),
+        ("[fabric]\nlink_gbps = 0.0\n", "link_gbps"),
+        ("[fabric]\ncolour = 1\n", "unknown field"),
+    ] {
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_planck-emu"))
+            .args(["fabric", "--config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{text}: {err}");
+    }
+}
+
+#[test]
+fn cli_fabric_serves_and_shuts_down_cleanly() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.toml");
+    std::fs::write(
+        &path,
+        "[fabric]\ntopology = \"switch:16\"\nspin = false\n[control]\nlisten = \"127.0.0.1:0\"\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_planck-emu"))
+        .args(["fabric", "--config"])
+        .arg(&path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let st: Value = ureq::get(&format!("{url}/v1/status"))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert_eq!(st["mode"], "realtime");
+    let r = ureq::post(&format!("{url}/v1/shutdown")).call().unwrap();
+    assert_eq!(r.status(), 204);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            assert!(s.success());
+            break;
+        }
+        assert!(Instant::now() < deadline, "fabric did not exit");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
