@@ -451,20 +451,19 @@ fn shadow_mac_flows_cross_the_fat_tree_and_mirrors_emit_real_frames() {
     // Decode the pcap.
     let file = std::fs::File::open(&pcap).unwrap();
     let mut reader = pcap_file::pcap::PcapReader::new(file).unwrap();
-    let mut by_vlan: HashMap<
+    /// (seq, sport, IPv4 total length, eth src, eth dst, ip src, ip dst, captured length, original length)
+    type Decoded = (
+        u32,
         u16,
-        Vec<(
-            u32,
-            u16,
-            u32,
-            [u8; 6],
-            [u8; 6],
-            [u8; 4],
-            [u8; 4],
-            usize,
-            u32,
-        )>,
-    > = HashMap::new();
+        u32,
+        [u8; 6],
+        [u8; 6],
+        [u8; 4],
+        [u8; 4],
+        usize,
+        u32,
+    );
+    let mut by_vlan: HashMap<u16, Vec<Decoded>> = HashMap::new();
     let mut count = 0u64;
     while let Some(p) = reader.next_packet() {
         let p = p.unwrap();
