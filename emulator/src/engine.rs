@@ -59,7 +59,7 @@ pub struct Transfer {
 
 #[derive(Clone, Copy, Debug)]
 enum WireEnd {
-    Local(Target),
+    Local(PackedTarget),
     Remote { part: u16, to: GlobalTarget },
 }
 
@@ -246,6 +246,13 @@ pub struct Partition<R> {
     pub stats: PartitionStats,
 }
 
+/// First slot at or after time `x` (in slots, >= 0): ceil without a libm call.
+#[inline]
+fn slot_at_or_after(x: f64) -> Slot {
+    let s = x.max(0.0) as Slot;
+    if (s as f64) < x { s + 1 } else { s }
+}
+
 fn rate_mbps(gbps: f64) -> u32 {
     (gbps * 1000.0).round().max(1.0) as u32
 }
@@ -281,7 +288,7 @@ impl<R: Router> Partition<R> {
                 ),
             };
             if part as usize == index {
-                WireEnd::Local(local)
+                WireEnd::Local(PackedTarget::pack(local))
             } else {
                 WireEnd::Remote { part, to: global }
             }
@@ -480,10 +487,7 @@ impl<R: Router> Partition<R> {
         pkt: Packet,
     ) {
         match end {
-            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery {
-                to: PackedTarget::pack(to),
-                pkt,
-            }),
+            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery { to, pkt }),
             WireEnd::Remote { part, to } => {
                 outbox[part as usize].push(Transfer { arrive, to, pkt })
             }
@@ -661,9 +665,9 @@ impl<R: Router> Partition<R> {
         let pl = &self.shared.placement;
         let part = pl.endpoint_part[pkt.src as usize];
         let end = if part as usize == self.index {
-            WireEnd::Local(Target::Endpoint {
+            WireEnd::Local(PackedTarget::pack(Target::Endpoint {
                 idx: pl.endpoint_local[pkt.src as usize],
-            })
+            }))
         } else {
             WireEnd::Remote {
                 part,
@@ -777,7 +781,7 @@ impl<R: Router> Partition<R> {
         for &k in &due {
             let k = k as usize;
             let s = &mut self.streams[k];
-            if s.next.ceil() as Slot > t {
+            if slot_at_or_after(s.next) > t {
                 // Due a whole wheel turn (or more) later.
                 self.stream_wheel[b].push(k as u32);
                 continue;
@@ -811,7 +815,7 @@ impl<R: Router> Partition<R> {
                 s.seq = s.seq.wrapping_add(1);
                 self.ep_ready[li >> 6] |= 1 << (li & 63);
             }
-            let next = (s.next.ceil() as Slot).max(t + 1);
+            let next = slot_at_or_after(s.next).max(t + 1);
             self.stream_wheel[(next & STREAM_WHEEL_MASK) as usize].push(k as u32);
         }
         // Keep the bucket's allocation for the next turn.

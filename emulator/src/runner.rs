@@ -24,6 +24,33 @@ use crate::scheme::{Router, RouterPorts};
 
 /// Batches a worker may have queued towards one other worker.
 const FIFO_BATCHES: usize = 256;
+/// Polls of the peers' progress before a waiting worker parks.
+const SPIN_BEFORE_PARK: u32 = 2_000;
+
+/// Lets a worker that published progress wake peers parked waiting for it.
+struct WorkerSync {
+    waiting: Vec<AtomicBool>,
+    threads: Vec<std::sync::OnceLock<std::thread::Thread>>,
+}
+
+impl WorkerSync {
+    fn new(n: usize) -> Self {
+        WorkerSync {
+            waiting: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            threads: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+    fn wake_others(&self, me: usize) {
+        for (j, w) in self.waiting.iter().enumerate() {
+            if j != me
+                && w.load(Ordering::SeqCst)
+                && let Some(t) = self.threads[j].get()
+            {
+                t.unpark();
+            }
+        }
+    }
+}
 
 pub struct Setup {
     pub topo: Topology,
@@ -112,15 +139,23 @@ where
 {
     let nparts = setup.shared.placement.parts;
     let progress: Vec<AtomicU64> = (0..nparts).map(|_| AtomicU64::new(0)).collect();
+    let sync = WorkerSync::new(nparts);
+    let start = Instant::now();
+    let crew = Crew {
+        progress: &progress,
+        sync: &sync,
+        stop,
+        setup,
+        start,
+    };
     let cores = if setup.pin_threads {
         core_affinity::get_core_ids().unwrap_or_default()
     } else {
         Vec::new()
     };
-    let start = Instant::now();
     let parts = if nparts == 1 {
         let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
-        vec![worker(p, None, Vec::new(), &progress, stop, setup, start)]
+        vec![worker(p, None, Vec::new(), &crew)]
     } else {
         let mut txs = Vec::new();
         let mut rxs = Vec::new();
@@ -141,8 +176,9 @@ where
                     } else {
                         Some(cores[i % cores.len()])
                     };
-                    let progress = &progress;
+                    let crew = &crew;
                     s.spawn(move || {
+                        let _ = crew.sync.threads[i].set(std::thread::current());
                         if let Some(c) = core {
                             core_affinity::set_for_current(c);
                         }
@@ -153,7 +189,7 @@ where
                             &setup.plan,
                             build,
                         );
-                        worker(p, rx, tx, progress, stop, setup, start)
+                        worker(p, rx, tx, crew)
                     })
                 })
                 .collect();
@@ -178,15 +214,28 @@ fn drain<R: Router>(part: &mut Partition<R>, rx: &Option<Receiver<Vec<Transfer>>
     }
 }
 
+/// What all workers of one run share.
+struct Crew<'a> {
+    progress: &'a [AtomicU64],
+    sync: &'a WorkerSync,
+    stop: &'a Stop,
+    setup: &'a Setup,
+    start: Instant,
+}
+
 fn worker<R: Router>(
     mut part: Partition<R>,
     rx: Option<Receiver<Vec<Transfer>>>,
     tx: Vec<Option<SyncSender<Vec<Transfer>>>>,
-    progress: &[AtomicU64],
-    stop: &Stop,
-    setup: &Setup,
-    start: Instant,
+    crew: &Crew,
 ) -> PartitionReport {
+    let Crew {
+        progress,
+        sync,
+        stop,
+        setup,
+        start,
+    } = *crew;
     let me = part.index;
     let nparts = progress.len();
     let end = stop.end();
@@ -218,13 +267,23 @@ fn worker<R: Router>(
                     break;
                 }
                 spins += 1;
-                // Spin (the peer is usually well under a microsecond away), and
-                // only then give the core away: a yield on a busy machine can
-                // cost a whole scheduler quantum.
-                if spins > 20_000 {
-                    std::thread::yield_now();
-                } else {
+                if spins < SPIN_BEFORE_PARK {
+                    // The peer is usually well under a microsecond away.
                     std::hint::spin_loop();
+                } else {
+                    // Sleep until a peer publishes progress: on a busy machine the
+                    // peer may be waiting for this very core. The timeout bounds
+                    // a wake-up that raced with the flag.
+                    sync.waiting[me].store(true, Ordering::SeqCst);
+                    let again = (0..nparts)
+                        .filter(|&j| j != me)
+                        .map(|j| progress[j].load(Ordering::SeqCst))
+                        .min()
+                        .unwrap_or(u64::MAX);
+                    if part.now >= again.saturating_add(allowance).min(end) {
+                        std::thread::park_timeout(Duration::from_micros(200));
+                    }
+                    sync.waiting[me].store(false, Ordering::SeqCst);
                 }
             }
         }
@@ -251,7 +310,8 @@ fn worker<R: Router>(
             }
         }
         // Publish progress only after the batch's packets are in the FIFOs.
-        progress[me].store(part.now, Ordering::Release);
+        progress[me].store(part.now, Ordering::SeqCst);
+        sync.wake_others(me);
         if setup.mode == Mode::Realtime {
             batches += 1;
             let target = Duration::from_nanos((part.now as f64 * setup.slot_ns) as u64);
@@ -273,7 +333,8 @@ fn worker<R: Router>(
             }
         }
     }
-    progress[me].store(u64::MAX, Ordering::Release);
+    progress[me].store(u64::MAX, Ordering::SeqCst);
+    sync.wake_others(me);
     if setup.mode == Mode::Realtime {
         lag.behind_fraction = if batches == 0 {
             0.0

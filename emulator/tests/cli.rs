@@ -204,7 +204,8 @@ fn shipped_example_configs_run() {
         if name == "dumbbell.json" {
             continue;
         }
-        let mut cfg = planck_emu::config::Config::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut cfg =
+            planck_emu::config::Config::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
         cfg.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
         // A short slice of each keeps the suite fast; it still exercises the whole path.
         cfg.emulation.duration_us = cfg.emulation.duration_us.min(20_000.0);

@@ -451,20 +451,19 @@ fn shadow_mac_flows_cross_the_fat_tree_and_mirrors_emit_real_frames() {
     // Decode the pcap.
     let file = std::fs::File::open(&pcap).unwrap();
     let mut reader = pcap_file::pcap::PcapReader::new(file).unwrap();
-    let mut by_vlan: HashMap<
+    /// (seq, sport, IPv4 total length, eth src, eth dst, ip src, ip dst, captured length, original length)
+    type Decoded = (
+        u32,
         u16,
-        Vec<(
-            u32,
-            u16,
-            u32,
-            [u8; 6],
-            [u8; 6],
-            [u8; 4],
-            [u8; 4],
-            usize,
-            u32,
-        )>,
-    > = HashMap::new();
+        u32,
+        [u8; 6],
+        [u8; 6],
+        [u8; 4],
+        [u8; 4],
+        usize,
+        u32,
+    );
+    let mut by_vlan: HashMap<u16, Vec<Decoded>> = HashMap::new();
     let mut count = 0u64;
     while let Some(p) = reader.next_packet() {
         let p = p.unwrap();
@@ -541,4 +540,227 @@ fn shadow_mac_flows_cross_the_fat_tree_and_mirrors_emit_real_frames() {
     }
     // Leaving the egress edge towards host 5 the real MAC is restored.
     assert!(slow.iter().any(|f| f.4 == [0, 0, 0, 0, 0, 5]));
+}
+
+/// A veth pair created (and deleted) by the test.
+struct Veth {
+    a: String,
+}
+
+impl Veth {
+    fn create(a: &str, b: &str) -> Option<Veth> {
+        let ok = |args: &[&str]| {
+            std::process::Command::new("ip")
+                .args(args)
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false)
+        };
+        if !ok(&["link", "add", a, "type", "veth", "peer", "name", b]) {
+            return None;
+        }
+        let v = Veth { a: a.to_string() };
+        if ok(&["link", "set", a, "up"]) && ok(&["link", "set", b, "up"]) {
+            Some(v)
+        } else {
+            None
+        }
+    }
+}
+
+impl Drop for Veth {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("ip")
+            .args(["link", "del", &self.a])
+            .status();
+    }
+}
+
+/// Receive frames on `ifname` until `until` (AF_PACKET, all protocols).
+fn capture(ifname: &str, until: Instant, stop: &std::sync::atomic::AtomicBool) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let name = std::ffi::CString::new(ifname).unwrap();
+    // SAFETY: plain socket calls on a socket this function owns and closes.
+    unsafe {
+        let fd = libc::socket(
+            libc::AF_PACKET,
+            libc::SOCK_RAW,
+            (libc::ETH_P_ALL as u16).to_be() as i32,
+        );
+        assert!(fd >= 0);
+        let mut sll: libc::sockaddr_ll = std::mem::zeroed();
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+        sll.sll_ifindex = libc::if_nametoindex(name.as_ptr()) as i32;
+        assert_eq!(
+            libc::bind(
+                fd,
+                &sll as *const _ as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32
+            ),
+            0
+        );
+        let tv = libc::timeval {
+            tv_sec: 0,
+            tv_usec: 50_000,
+        };
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVTIMEO,
+            &tv as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::timeval>() as u32,
+        );
+        let mut buf = vec![0u8; 4096];
+        // Room for every frame of the test even if this thread runs late.
+        let rcvbuf: libc::c_int = 8 << 20;
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            &rcvbuf as *const _ as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as u32,
+        );
+        while Instant::now() < until {
+            let n = libc::recv(fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0);
+            if n > 0 {
+                out.push(buf[..n as usize].to_vec());
+            } else if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                // Drained: nothing arrived for one receive timeout after the sender stopped.
+                break;
+            }
+        }
+        libc::close(fd);
+    }
+    out
+}
+
+#[test]
+fn interface_sink_sends_frames_over_a_veth() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("interface_sink_sends_frames_over_a_veth: needs root (veth), not run");
+        return;
+    }
+    let tag = std::process::id() % 100_000;
+    let (a, b) = (format!("pkf{tag}a"), format!("pkf{tag}b"));
+    let Some(_veth) = Veth::create(&a, &b) else {
+        panic!("could not create veth {a}/{b}");
+    };
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (b2, stop2) = (b.clone(), stop.clone());
+    let rx =
+        std::thread::spawn(move || capture(&b2, Instant::now() + Duration::from_secs(10), &stop2));
+    std::thread::sleep(Duration::from_millis(100));
+
+    let f = fabric("switch:16");
+    let c = Client::new(&f);
+    let rules = json!({"version": 1, "ops": [{"op": "add", "switch": "of:0000000000000001", "priority": 10,
+        "match": {"ethDst": "00:00:00:00:00:02"}, "actions": {"output": 2}}]});
+    assert_eq!(c.send("POST", "/v1/rules", &rules.to_string()).0, 200);
+    let mirrors = json!({"version": 1, "sink": {"type": "interface", "name": a},
+        "mirrors": [{"switch": "of:0000000000000001", "rspanVlan": 7, "rateBps": 2_000_000_000u64, "bufferBytes": 100_000, "snapLen": 128}]});
+    let (code, ans) = c.send("PUT", "/v1/mirrors", &mirrors.to_string());
+    assert_eq!(code, 200, "{ans}");
+    let flow = json!({"version": 1, "flows": [{"id": 1, "src": "00:00:00:00:00:01", "dst": "00:00:00:00:00:02",
+        "bytes": 500_000, "sport": 40001, "dport": 5001}]});
+    assert_eq!(c.send("POST", "/v1/flows", &flow.to_string()).0, 200);
+    wait_flows_done(&c, 1);
+    let st = c.get("/v1/status");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    c.shutdown(f);
+    let frames = rx.join().unwrap();
+    assert_eq!(st["sinkErrors"], 0, "{st}");
+    let sent = st["mirrorFrames"].as_u64().unwrap();
+    assert_eq!(
+        sent,
+        500_000u64.div_ceil(1460),
+        "every packet mirrored once: {st}"
+    );
+    // The kernel may move the 802.1Q tag out of the frame (VLAN offload); the
+    // rest must arrive as sent.
+    let ours: Vec<_> = frames
+        .iter()
+        .filter_map(|fr| etherparse::LaxSlicedPacket::from_ethernet(fr).ok())
+        .filter_map(|p| match (&p.net, &p.transport) {
+            (Some(etherparse::LaxNetSlice::Ipv4(ip)), Some(etherparse::TransportSlice::Tcp(t)))
+                if ip.header().source() == [10, 0, 0, 1] =>
+            {
+                Some((
+                    ip.header().destination(),
+                    t.source_port(),
+                    t.sequence_number(),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ours.len() as u64, sent, "captured all frames on the peer");
+    assert!(ours.iter().all(|o| o.0 == [10, 0, 0, 2] && o.1 == 40001));
+    for w in ours.windows(2) {
+        assert_eq!(w[1].2.wrapping_sub(w[0].2), 1460);
+    }
+}
+
+#[test]
+fn cli_bad_config_exits_with_one_line_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, want) in [
+        ("[fabric]\ntopology = \"ring:5\"\n", "fabric.topology"),
+        ("[fabric]\nscheme = \"red\"\n", "droptail"),
+        ("[fabric]\nlink_gbps = 0.0\n", "link_gbps"),
+        ("[fabric]\ncolour = 1\n", "unknown field"),
+    ] {
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_planck-emu"))
+            .args(["fabric", "--config"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(want), "{text}: {err}");
+    }
+}
+
+#[test]
+fn cli_fabric_serves_and_shuts_down_cleanly() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.toml");
+    std::fs::write(
+        &path,
+        "[fabric]\ntopology = \"switch:16\"\nspin = false\n[control]\nlisten = \"127.0.0.1:0\"\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_planck-emu"))
+        .args(["fabric", "--config"])
+        .arg(&path)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
+    let st: Value = ureq::get(&format!("{url}/v1/status"))
+        .call()
+        .unwrap()
+        .into_json()
+        .unwrap();
+    assert_eq!(st["mode"], "realtime");
+    let r = ureq::post(&format!("{url}/v1/shutdown")).call().unwrap();
+    assert_eq!(r.status(), 204);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            assert!(s.success());
+            break;
+        }
+        assert!(Instant::now() < deadline, "fabric did not exit");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -44,6 +44,8 @@ pub struct OpenLoopStream {
     pub process: ArrivalProcess,
     /// Packets per slot.
     pub rate: f64,
+    /// 1 / rate: multiplying is cheaper than dividing on every arrival.
+    pub mean_gap: f64,
     pub next: f64,
     pub rng: SmallRng,
     pub sent: u64,
@@ -57,9 +59,9 @@ impl OpenLoopStream {
     #[inline]
     pub fn gap(&mut self) -> f64 {
         match self.process {
-            ArrivalProcess::Constant => 1.0 / self.rate,
+            ArrivalProcess::Constant => self.mean_gap,
             // Ziggurat exponential: no logarithm on the common path.
-            ArrivalProcess::Poisson => self.rng.sample::<f64, _>(rand_distr::Exp1) / self.rate,
+            ArrivalProcess::Poisson => self.rng.sample::<f64, _>(rand_distr::Exp1) * self.mean_gap,
         }
     }
 }
@@ -258,6 +260,7 @@ impl WorkloadPlan {
                             class: *class,
                             process: *process,
                             rate: *rate,
+                            mean_gap: 1.0 / rate,
                             next: 0.0,
                             rng: SmallRng::seed_from_u64(0),
                             sent: 0,

@@ -6,7 +6,12 @@ use std::net::Ipv4Addr;
 use std::path::Path;
 use std::time::Duration;
 
-use etherparse::{PacketBuilder, VlanId};
+use std::io::{BufWriter, Write};
+use std::sync::{Arc, Mutex};
+
+use etherparse::{
+    EtherType, Ethernet2Header, IpNumber, Ipv4Header, SingleVlanHeader, TcpHeader, VlanId, VlanPcp,
+};
 use pcap_file::pcap::{PcapPacket, PcapWriter};
 
 use super::rules::Mac;
@@ -34,36 +39,88 @@ pub const VLAN_BYTES: u32 = 4;
 
 static ZEROS: [u8; 9000] = [0; 9000];
 
-/// Write the full frame into `out` (cleared first) and truncate it to `snap_len`.
-/// Returns the untruncated length.
+/// Write the frame's first `snap_len` bytes into `out` (cleared first): the
+/// headers are built in full (lengths and checksums as for the whole packet),
+/// the zero payload only up to the snap length. Returns the untruncated length.
 pub fn build_frame(f: &FrameFields, snap_len: usize, out: &mut Vec<u8>) -> usize {
     out.clear();
-    let vlan = VlanId::try_new(f.vlan & 0x0fff).unwrap_or(VlanId::ZERO);
-    let b = PacketBuilder::ethernet2(f.eth_src.octets(), f.eth_dst.octets())
-        .single_vlan(vlan)
-        .ipv4(f.ip_src.octets(), f.ip_dst.octets(), 64)
-        .tcp(f.sport, f.dport, f.seq, 65535)
-        .ack(f.ack)
-        .psh();
     let payload = &ZEROS[..(f.payload as usize).min(ZEROS.len())];
-    // Writing into a Vec cannot fail and the sizes fit IPv4.
-    b.write(out, payload).expect("frame fits IPv4");
-    let full = out.len();
-    out.truncate(snap_len.max(1));
+    let eth = Ethernet2Header {
+        source: f.eth_src.octets(),
+        destination: f.eth_dst.octets(),
+        ether_type: EtherType::VLAN_TAGGED_FRAME,
+    };
+    let vlan = SingleVlanHeader {
+        pcp: VlanPcp::ZERO,
+        drop_eligible_indicator: false,
+        vlan_id: VlanId::try_new(f.vlan & 0x0fff).unwrap_or(VlanId::ZERO),
+        ether_type: EtherType::IPV4,
+    };
+    let mut tcp = TcpHeader::new(f.sport, f.dport, f.seq, 65535);
+    tcp.ack = true;
+    tcp.psh = true;
+    tcp.acknowledgment_number = f.ack;
+    let mut ip = Ipv4Header::new(
+        (tcp.header_len() + payload.len()) as u16,
+        64,
+        IpNumber::TCP,
+        f.ip_src.octets(),
+        f.ip_dst.octets(),
+    )
+    .expect("payload fits IPv4");
+    ip.header_checksum = ip.calc_header_checksum();
+    // A zero payload adds nothing to the one's-complement sum but its length.
+    tcp.checksum = tcp
+        .calc_checksum_ipv4(&ip, payload)
+        .expect("payload fits TCP");
+    // Writing into a Vec cannot fail.
+    eth.write(out).expect("vec write");
+    vlan.write(out).expect("vec write");
+    ip.write(out).expect("vec write");
+    tcp.write(out).expect("vec write");
+    let full = out.len() + payload.len();
+    let snap = snap_len.max(1).min(full);
+    if snap > out.len() {
+        out.extend_from_slice(&payload[..snap - out.len()]);
+    } else {
+        out.truncate(snap);
+    }
     full
+}
+
+/// A pcap file written through a buffer that the engine flushes every few
+/// slots, so the file is readable while the fabric runs.
+#[derive(Clone)]
+pub struct SharedFile(Arc<Mutex<BufWriter<File>>>);
+
+impl Write for SharedFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?
+            .write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0
+            .lock()
+            .map_err(|_| std::io::Error::other("poisoned"))?
+            .flush()
+    }
 }
 
 /// Where mirrored frames go.
 pub enum FrameSink {
-    Pcap(PcapWriter<File>),
+    Pcap(PcapWriter<SharedFile>, SharedFile),
     Interface(InterfaceSink),
 }
 
 impl FrameSink {
     pub fn pcap(path: &Path) -> Result<FrameSink, String> {
         let f = File::create(path).map_err(|e| format!("pcap {}: {e}", path.display()))?;
-        let w = PcapWriter::new(f).map_err(|e| format!("pcap {}: {e}", path.display()))?;
-        Ok(FrameSink::Pcap(w))
+        let shared = SharedFile(Arc::new(Mutex::new(BufWriter::with_capacity(1 << 16, f))));
+        let w =
+            PcapWriter::new(shared.clone()).map_err(|e| format!("pcap {}: {e}", path.display()))?;
+        Ok(FrameSink::Pcap(w, shared))
     }
 
     pub fn interface(name: &str) -> Result<FrameSink, String> {
@@ -73,7 +130,7 @@ impl FrameSink {
     /// Queue one frame (pcap writes at once); returns false on a write failure.
     pub fn push(&mut self, frame: &[u8], orig_len: usize, ts: Duration) -> bool {
         match self {
-            FrameSink::Pcap(w) => w
+            FrameSink::Pcap(w, _) => w
                 .write_packet(&PcapPacket::new(ts, orig_len as u32, frame))
                 .is_ok(),
             FrameSink::Interface(s) => {
@@ -86,7 +143,7 @@ impl FrameSink {
     /// Send what is queued; returns the number of frames that failed.
     pub fn flush(&mut self) -> u64 {
         match self {
-            FrameSink::Pcap(_) => 0,
+            FrameSink::Pcap(_, file) => u64::from(file.flush().is_err()),
             FrameSink::Interface(s) => s.flush(),
         }
     }
