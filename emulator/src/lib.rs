@@ -7,6 +7,7 @@ pub mod endpoint;
 pub mod engine;
 pub mod experiment;
 pub mod fabric;
+pub mod lab;
 pub mod output;
 pub mod packet;
 pub mod runner;

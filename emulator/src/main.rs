@@ -31,6 +31,14 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Run the emulator as the lab fabric, driven through its control API.
+    Fabric {
+        #[arg(long)]
+        config: PathBuf,
+        /// Control API address (overrides control.listen).
+        #[arg(long)]
+        listen: Option<String>,
+    },
     /// Raise the offered load until the emulator cannot keep up with real time.
     Stress {
         /// rack:N, rack:RxN or fat_tree:K
@@ -88,6 +96,15 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
                 report.write(dir, cfg.output.format)?;
             }
             println!("{}", serde_json::to_string(&report.summary)?);
+        }
+        Command::Fabric { config, listen } => {
+            let mut cfg = planck_emu::lab::FabricConfig::load(&config)?;
+            if let Some(l) = listen {
+                cfg.control.listen = l;
+            }
+            let running = planck_emu::lab::start(&cfg)?;
+            eprintln!("planck-emu fabric: control API on http://{}", running.addr);
+            running.join();
         }
         Command::Stress {
             topology,

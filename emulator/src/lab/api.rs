@@ -1,0 +1,322 @@
+//! The control API (docs/protocol/emulator-control-v1.md): an HTTP/JSON
+//! server on its own thread that parses and checks requests, then hands them
+//! to the engine thread over a bounded channel and waits for the answer.
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tiny_http::{Header, Method, Response, Server};
+
+use super::addr::{host_by_mac, parse_switch_id, topology_json};
+use super::config::FabricConfig;
+use super::engine::{
+    ApiError, ApiResult, Command, FabricEngine, FlowSpec, MirrorSpec, Request, SinkSpec,
+};
+use super::rules::{Mac, OpKind, RuleActions, RuleMatch, RuleOp};
+
+/// Largest request body accepted.
+const MAX_BODY: u64 = 8 << 20;
+/// Requests waiting for the engine; more are answered 503.
+const QUEUE: usize = 64;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesBody {
+    version: u32,
+    ops: Vec<OpBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpBody {
+    op: OpKind,
+    switch: String,
+    priority: u32,
+    #[serde(rename = "match", default)]
+    matcher: RuleMatch,
+    #[serde(default)]
+    actions: Option<RuleActions>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MirrorsBody {
+    version: u32,
+    #[serde(default)]
+    sink: Option<SinkBody>,
+    mirrors: Vec<MirrorBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
+enum SinkBody {
+    Interface { name: String },
+    Pcap { path: PathBuf },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct MirrorBody {
+    switch: String,
+    rspan_vlan: u16,
+    rate_bps: u64,
+    buffer_bytes: u64,
+    snap_len: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlowsBody {
+    version: u32,
+    flows: Vec<FlowBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FlowBody {
+    id: u64,
+    src: Mac,
+    dst: Mac,
+    bytes: u64,
+    #[serde(default)]
+    start_us: f64,
+    sport: u16,
+    dport: u16,
+}
+
+/// Identity facts the API needs to resolve names without asking the engine.
+struct Names {
+    switches: usize,
+    hosts: usize,
+}
+
+fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(body).map_err(|e| ApiError::bad(format!("bad body: {e}")))
+}
+
+fn check_version(v: u32) -> Result<(), ApiError> {
+    if v == 1 {
+        Ok(())
+    } else {
+        Err(ApiError::bad(format!(
+            "unsupported version {v}, expected 1"
+        )))
+    }
+}
+
+fn switch_index(id: &str, n: &Names) -> Result<usize, ApiError> {
+    parse_switch_id(id, n.switches).ok_or_else(|| ApiError::bad(format!("unknown switch {id:?}")))
+}
+
+fn rules_command(body: &[u8], n: &Names) -> Result<Command, ApiError> {
+    let b: RulesBody = parse(body)?;
+    check_version(b.version)?;
+    let mut ops = Vec::with_capacity(b.ops.len());
+    for (i, o) in b.ops.into_iter().enumerate() {
+        if o.op == OpKind::Add && o.actions.is_none() {
+            return Err(ApiError::bad(format!("op {i}: add needs actions")));
+        }
+        ops.push(RuleOp {
+            kind: o.op,
+            switch: switch_index(&o.switch, n)
+                .map_err(|e| ApiError::bad(format!("op {i}: {}", e.message)))?,
+            priority: o.priority,
+            matcher: o.matcher,
+            actions: o.actions,
+        });
+    }
+    Ok(Command::Rules(ops))
+}
+
+fn mirrors_command(body: &[u8], n: &Names) -> Result<Command, ApiError> {
+    let b: MirrorsBody = parse(body)?;
+    check_version(b.version)?;
+    let mut mirrors = Vec::new();
+    for (i, m) in b.mirrors.into_iter().enumerate() {
+        if !(1..=4094).contains(&m.rspan_vlan) {
+            return Err(ApiError::bad(format!(
+                "mirror {i}: rspanVlan must be in 1..=4094"
+            )));
+        }
+        if m.rate_bps == 0 || m.buffer_bytes < 64 || !(64..=65535).contains(&m.snap_len) {
+            return Err(ApiError::bad(format!(
+                "mirror {i}: rateBps must be > 0, bufferBytes >= 64, snapLen in 64..=65535"
+            )));
+        }
+        mirrors.push(MirrorSpec {
+            switch: switch_index(&m.switch, n)?,
+            vlan: m.rspan_vlan,
+            rate_bps: m.rate_bps,
+            buffer_bytes: m.buffer_bytes,
+            snap_len: m.snap_len,
+        });
+    }
+    let sink = b.sink.map(|s| match s {
+        SinkBody::Interface { name } => SinkSpec::Interface(name),
+        SinkBody::Pcap { path } => SinkSpec::Pcap(path),
+    });
+    Ok(Command::Mirrors { sink, mirrors })
+}
+
+fn flows_command(body: &[u8], n: &Names) -> Result<Command, ApiError> {
+    let b: FlowsBody = parse(body)?;
+    check_version(b.version)?;
+    let mut flows = Vec::new();
+    for (i, f) in b.flows.into_iter().enumerate() {
+        let host = |m: Mac| {
+            host_by_mac(m, n.hosts)
+                .ok_or_else(|| ApiError::bad(format!("flow {i}: unknown host {m}")))
+        };
+        flows.push(FlowSpec {
+            id: f.id,
+            src: host(f.src)?,
+            dst: host(f.dst)?,
+            bytes: f.bytes,
+            start_us: f.start_us,
+            sport: f.sport,
+            dport: f.dport,
+        });
+    }
+    Ok(Command::StartFlows(flows))
+}
+
+fn ask(tx: &SyncSender<Request>, cmd: Command) -> ApiResult {
+    let (rtx, rrx) = sync_channel(1);
+    match tx.try_send(Request { cmd, reply: rtx }) {
+        Ok(()) => {}
+        Err(TrySendError::Full(_)) => {
+            return Err(ApiError {
+                code: 503,
+                message: "engine busy, retry".into(),
+            });
+        }
+        Err(TrySendError::Disconnected(_)) => {
+            return Err(ApiError {
+                code: 503,
+                message: "engine stopped".into(),
+            });
+        }
+    }
+    rrx.recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|_| {
+            Err(ApiError {
+                code: 504,
+                message: "engine did not answer".into(),
+            })
+        })
+}
+
+fn json_response(code: u16, v: &Value) -> Response<std::io::Cursor<Vec<u8>>> {
+    let header =
+        Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]).expect("static header");
+    Response::from_data(serde_json::to_vec(v).unwrap_or_default())
+        .with_status_code(code)
+        .with_header(header)
+}
+
+fn error_json(e: &ApiError) -> Value {
+    json!({"code": e.code, "message": e.message})
+}
+
+/// A running fabric: the control API's address and the two threads.
+pub struct RunningFabric {
+    pub addr: SocketAddr,
+    pub engine: JoinHandle<()>,
+    pub server: JoinHandle<()>,
+}
+
+impl RunningFabric {
+    /// Wait until a `POST /v1/shutdown` stopped both threads.
+    pub fn join(self) {
+        let _ = self.server.join();
+        let _ = self.engine.join();
+    }
+}
+
+/// Build the engine, bind the control API and start both threads.
+pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
+    let engine = FabricEngine::new(cfg, cfg.fabric.spin)?;
+    let link_bps = (cfg.fabric.link_gbps * 1e9) as u64;
+    let topo_doc = topology_json(engine.topology(), link_bps);
+    let names = Names {
+        switches: engine.topology().switches.len(),
+        hosts: engine.topology().endpoints.len(),
+    };
+    let server = Server::http(cfg.control.listen.as_str())
+        .map_err(|e| anyhow::anyhow!("control.listen {}: {e}", cfg.control.listen))?;
+    let addr = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| anyhow::anyhow!("control.listen must be an IP address"))?;
+    let (tx, rx) = sync_channel::<Request>(QUEUE);
+    let engine = std::thread::Builder::new()
+        .name("fabric-engine".into())
+        .spawn(move || engine.run(rx))?;
+    let server = std::thread::Builder::new()
+        .name("fabric-control".into())
+        .spawn(move || serve(server, tx, topo_doc, names))?;
+    Ok(RunningFabric {
+        addr,
+        engine,
+        server,
+    })
+}
+
+fn serve(server: Server, tx: SyncSender<Request>, topo_doc: Value, names: Names) {
+    for mut req in server.incoming_requests() {
+        let mut body = Vec::new();
+        if req
+            .as_reader()
+            .take(MAX_BODY + 1)
+            .read_to_end(&mut body)
+            .is_err()
+            || body.len() as u64 > MAX_BODY
+        {
+            let e = ApiError::bad("body unreadable or larger than 8 MiB");
+            let _ = req.respond(json_response(400, &error_json(&e)));
+            continue;
+        }
+        let path = req.url().split('?').next().unwrap_or("").to_string();
+        let method = req.method().clone();
+        if method == Method::Post && path == "/v1/shutdown" {
+            let _ = ask(&tx, Command::Shutdown);
+            let _ = req.respond(Response::empty(204));
+            return;
+        }
+        let result: ApiResult = match (method, path.as_str()) {
+            (Method::Get, "/v1/topology") => Ok(topo_doc.clone()),
+            (Method::Get, "/v1/counters") => ask(&tx, Command::Counters),
+            (Method::Get, "/v1/status") => ask(&tx, Command::Status),
+            (Method::Get, "/v1/flows") => ask(&tx, Command::Flows),
+            (Method::Post, "/v1/rules") => rules_command(&body, &names).and_then(|c| ask(&tx, c)),
+            (Method::Put, "/v1/mirrors") => {
+                mirrors_command(&body, &names).and_then(|c| ask(&tx, c))
+            }
+            (Method::Post, "/v1/flows") => flows_command(&body, &names).and_then(|c| ask(&tx, c)),
+            (
+                _,
+                "/v1/topology" | "/v1/counters" | "/v1/status" | "/v1/flows" | "/v1/rules"
+                | "/v1/mirrors" | "/v1/shutdown",
+            ) => Err(ApiError {
+                code: 405,
+                message: "method not allowed".into(),
+            }),
+            _ => Err(ApiError {
+                code: 404,
+                message: format!("no resource {path}"),
+            }),
+        };
+        let resp = match result {
+            Ok(v) => json_response(200, &v),
+            Err(e) => json_response(e.code, &error_json(&e)),
+        };
+        let _ = req.respond(resp);
+    }
+}

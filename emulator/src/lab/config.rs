@@ -1,0 +1,126 @@
+//! `planck-emu fabric` configuration (TOML).
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::config::{Mode, TransportConfig};
+use crate::fabric::topology::{LinkParams, Topology};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FabricConfig {
+    pub fabric: FabricSection,
+    #[serde(default)]
+    pub control: ControlSection,
+    #[serde(default)]
+    pub transport: TransportConfig,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FabricSection {
+    /// `fattree:K` or `switch:N` (one non-blocking switch of N host ports).
+    pub topology: String,
+    pub link_gbps: f64,
+    /// Output buffer of every switch port, in packets.
+    pub buffer_pkts: u32,
+    pub latency_slots: u32,
+    /// Only `droptail`: the fabric's queues are FIFO with tail drop.
+    pub scheme: String,
+    pub mode: Mode,
+    pub mtu_bytes: u32,
+    /// Real time: busy-wait for the next slot (exact pacing, one core busy)
+    /// instead of sleeping (coarser, ~60 us wake-up jitter).
+    pub spin: bool,
+}
+
+impl Default for FabricSection {
+    fn default() -> Self {
+        FabricSection {
+            topology: "fattree:4".into(),
+            link_gbps: 1.0,
+            buffer_pkts: 100,
+            latency_slots: 1,
+            scheme: "droptail".into(),
+            mode: Mode::Realtime,
+            mtu_bytes: 1500,
+            spin: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControlSection {
+    pub listen: String,
+}
+
+impl Default for ControlSection {
+    fn default() -> Self {
+        ControlSection {
+            listen: "127.0.0.1:9870".into(),
+        }
+    }
+}
+
+impl FabricConfig {
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Self::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> anyhow::Result<Self> {
+        let c: FabricConfig = toml::from_str(text)?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    pub fn validate(&self) -> anyhow::Result<()> {
+        let f = &self.fabric;
+        if f.scheme != "droptail" {
+            anyhow::bail!("fabric.scheme must be \"droptail\", got {:?}", f.scheme);
+        }
+        if !(f.link_gbps > 0.0 && f.link_gbps <= 400.0) {
+            anyhow::bail!("fabric.link_gbps must be in (0, 400]");
+        }
+        if f.buffer_pkts == 0 || f.latency_slots == 0 || f.latency_slots > 1000 {
+            anyhow::bail!("fabric.buffer_pkts must be >= 1 and latency_slots in 1..=1000");
+        }
+        if !(128..=9000).contains(&f.mtu_bytes) {
+            anyhow::bail!("fabric.mtu_bytes must be in 128..=9000");
+        }
+        self.topology()?;
+        Ok(())
+    }
+
+    pub fn topology(&self) -> anyhow::Result<Topology> {
+        let f = &self.fabric;
+        let link = LinkParams {
+            gbps: f.link_gbps,
+            buffer_pkts: f.buffer_pkts,
+            latency_slots: f.latency_slots,
+        };
+        let (kind, n) = f
+            .topology
+            .split_once(':')
+            .ok_or_else(|| anyhow::anyhow!("fabric.topology must be fattree:K or switch:N"))?;
+        let n: u32 = n
+            .parse()
+            .map_err(|_| anyhow::anyhow!("fabric.topology: bad number in {:?}", f.topology))?;
+        match kind {
+            "fattree" | "fat_tree" => Ok(Topology::fat_tree(n, link)?),
+            "switch" if (1..=1024).contains(&n) => Ok(Topology::racks(1, n, link, link)?),
+            _ => anyhow::bail!(
+                "fabric.topology must be fattree:K or switch:N (N in 1..=1024), got {:?}",
+                f.topology
+            ),
+        }
+    }
+
+    /// Slot length: one MTU at the link rate.
+    pub fn slot_ns(&self) -> f64 {
+        self.fabric.mtu_bytes as f64 * 8.0 / self.fabric.link_gbps
+    }
+}

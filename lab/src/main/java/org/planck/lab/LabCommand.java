@@ -1,0 +1,216 @@
+package org.planck.lab;
+
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.planck.lab.control.CollectorClient;
+import org.planck.lab.control.TeSettings;
+import org.planck.lab.control.TelemetryEndpoint;
+import org.planck.lab.experiment.ExperimentRunner;
+import org.planck.lab.experiment.LinkRateDecision;
+import org.planck.lab.experiment.ProcessFabricLauncher;
+import org.planck.lab.experiment.Report;
+import org.planck.lab.experiment.RoutingMode;
+import org.planck.lab.experiment.RunProgress;
+import org.planck.lab.experiment.RunResult;
+import org.planck.lab.experiment.Workload;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code java -jar planck-lab.jar experiment ...}: the lab's command line.
+ */
+@Command(name = "planck-lab", mixinStandardHelpOptions = true, version = "planck-lab 1.0.0",
+        description = "Planck's closed loop on the planck-emu fabric, with the ONOS app's own routing and TE classes.",
+        subcommands = {LabCommand.Experiment.class})
+public final class LabCommand implements Callable<Integer> {
+
+    @Override
+    public Integer call() {
+        CommandLine.usage(this, System.out);
+        return 2;
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args arguments
+     */
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        // The progress bar owns the terminal; per-run details go to the report.
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        CommandLine cli = new CommandLine(new LabCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+        // A failed run ends with one line saying why; the logs named in it hold the rest.
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("planck-lab: " + e.getMessage());
+            return 1;
+        });
+        System.exit(cli.execute(args));
+    }
+
+    /** The traffic-engineering experiment. */
+    @Command(name = "experiment", mixinStandardHelpOptions = true,
+            description = "Run workloads x routing modes on a k=4 fat tree and write the report.")
+    static final class Experiment implements Callable<Integer> {
+        @Option(names = "--emu-bin", description = "planck-emu executable (default: ${DEFAULT-VALUE})",
+                defaultValue = "target/release/planck-emu")
+        Path emuBin;
+
+        @Option(names = "--out", description = "report directory (default: results/lab-<time>)")
+        Path out;
+
+        @Option(names = "--quick", description = "CI variant: stride(8) and random bijection only")
+        boolean quick;
+
+        @Option(names = "--workloads", split = ",",
+                description = "stride8, shuffle, random, bijection (default: all four; --quick: stride8,bijection)")
+        List<String> workloads;
+
+        @Option(names = "--modes", split = ",",
+                description = "static, poll, planck, optimal (default: all four)")
+        List<RoutingMode> modes;
+
+        @Option(names = "--flow-mib", description = "flow size in MiB (default: 100)")
+        Long flowMib;
+
+        @Option(names = "--link-gbps", defaultValue = "auto",
+                description = "link rate: auto (10 if the emulator keeps real time at 10 Gb/s, else 1), 1 or 10")
+        String linkGbps;
+
+        @Option(names = "--seed", defaultValue = "1", description = "workload seed (default: ${DEFAULT-VALUE})")
+        long seed;
+
+        @Option(names = "--listen", defaultValue = "127.0.0.1:8181",
+                description = "telemetry endpoint address (default: ${DEFAULT-VALUE})")
+        String listen;
+
+        @Option(names = "--user", defaultValue = "planck", description = "telemetry endpoint user")
+        String user;
+
+        @Option(names = "--password", defaultValue = "planck-lab", description = "telemetry endpoint password")
+        String password;
+
+        @Option(names = "--collector-control", defaultValue = "http://127.0.0.1:7070",
+                description = "collector control endpoint (default: ${DEFAULT-VALUE})")
+        URI collectorControl;
+
+        @Option(names = "--collector-id", defaultValue = "c1", description = "collector id")
+        String collectorId;
+
+        @Option(names = "--mirror-interface", defaultValue = "plk-mir0",
+                description = "interface the fabric writes mirror frames to (default: ${DEFAULT-VALUE})")
+        String mirrorInterface;
+
+        @Option(names = "--mirror-rate-fraction", defaultValue = "0.1",
+                description = "mirror port rate as a fraction of the link rate (default: ${DEFAULT-VALUE})")
+        double mirrorRateFraction;
+
+        @Option(names = "--emu-control", defaultValue = "127.0.0.1:9870",
+                description = "fabric control API address (default: ${DEFAULT-VALUE})")
+        String emuControl;
+
+        @Option(names = "--fabric-spin",
+                description = "fabric busy-waits for each timeslot (exact pacing, one core busy); default: sleeps, "
+                        + "leaving the core to the collector and controller")
+        boolean fabricSpin;
+
+        @Option(names = "--threshold-pct", defaultValue = "80", description = "congestion threshold, %% of capacity (default: ${DEFAULT-VALUE})")
+        double thresholdPct;
+
+        @Option(names = "--hysteresis-pct", defaultValue = "5", description = "congestion hysteresis, %% (default: ${DEFAULT-VALUE})")
+        double hysteresisPct;
+
+        @Option(names = "--damping-ms", defaultValue = "100", description = "a moved flow stays put this long")
+        long dampingMs;
+
+        @Option(names = "--poll-ms", defaultValue = "100", description = "Poll mode's interval")
+        long pollMs;
+
+        @Override
+        public Integer call() throws Exception {
+            List<Workload> ws = new ArrayList<>();
+            List<String> names = workloads != null ? workloads
+                    : quick ? List.of("stride8", "bijection") : List.of("stride8", "shuffle", "random", "bijection");
+            for (String n : names) {
+                ws.add(Workload.byId(n.trim()));
+            }
+            List<RoutingMode> ms = modes != null ? modes
+                    : List.of(RoutingMode.STATIC, RoutingMode.POLL, RoutingMode.PLANCK, RoutingMode.OPTIMAL);
+            long mib = flowMib != null ? flowMib : 100;
+            if (mib <= 0) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--flow-mib must be positive");
+            }
+            if (!List.of("auto", "1", "10").contains(linkGbps)) {
+                System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
+                return 2;
+            }
+            if (!Files.isExecutable(emuBin)) {
+                System.err.println("planck-lab: " + emuBin + " is not an executable planck-emu (build it: cargo build --release)");
+                return 1;
+            }
+            Path dir = out != null ? out : Paths.get("results", "lab-"
+                    + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+            TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, 5);
+            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).te(te)
+                    .controlListen(emuControl).mirrorInterface(mirrorInterface)
+                    .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
+            int total = 0;
+            for (Workload w : ws) {
+                total += ExperimentRunner.flowCount(w) * ms.size();
+            }
+            String[] hp = listen.split(":");
+            try (TelemetryEndpoint endpoint = TelemetryEndpoint.start(
+                    new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), user, password);
+                 ProgressBar bar = new ProgressBarBuilder().setTaskName("lab").setInitialMax(total)
+                         .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).build()) {
+                RunProgress progress = new RunProgress() {
+                    @Override
+                    public void runStarted(String name, int flows) {
+                        bar.setExtraMessage(name);
+                    }
+
+                    @Override
+                    public void flowFinished() {
+                        bar.step();
+                    }
+                };
+                ExperimentRunner runner = new ExperimentRunner(
+                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric")), endpoint,
+                        new CollectorClient(collectorControl), options, progress);
+                bar.setExtraMessage("warming up the controller");
+                org.planck.lab.control.JitWarmUp.run(2000);
+                LinkRateDecision rate;
+                if ("auto".equals(linkGbps)) {
+                    bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8));
+                    rate = runner.decideLinkRate(16L << 20);
+                } else {
+                    rate = LinkRateDecision.fixed(Long.parseLong(linkGbps) * LinkRateDecision.ONE_GBPS);
+                }
+                List<RunResult> results = runner.runAll(ws, ms, rate.linkBps());
+                String settings = String.format("Flows: %d MiB; seed %d; threshold %.0f%%, hysteresis %.0f%%, "
+                        + "damping %d ms, poll %d ms; mirror ports at %.0f%% of link rate; fabric %s",
+                        mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, mirrorRateFraction * 100,
+                        fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots");
+                new Report(results, rate, settings).write(dir);
+            }
+            System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));
+            System.out.print(Files.readString(dir.resolve(Report.SUMMARY_CSV)));
+            return 0;
+        }
+    }
+}

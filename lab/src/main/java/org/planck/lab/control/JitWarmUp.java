@@ -1,0 +1,80 @@
+package org.planck.lab.control;
+
+import org.onlab.packet.IpAddress;
+import org.onosproject.net.ConnectPoint;
+import org.planck.api.FlowKey;
+import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FlowMove;
+import org.planck.api.fabric.FlowPlacement;
+import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.telemetry.MalformedBatchException;
+import org.planck.api.telemetry.TelemetryBatchCodec;
+import org.planck.app.routing.FatTreeFabric;
+import org.planck.app.routing.InMemoryShadowMacAllocator;
+import org.planck.app.routing.ShadowRoutePlanner;
+import org.planck.app.te.CongestionRerouter;
+import org.planck.app.te.FabricLoad;
+import org.planck.lab.emu.RuleTranslation;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalDouble;
+
+/**
+ * Runs the telemetry decoding and TE decision paths on a synthetic k=4 fat tree before the
+ * experiment, so the first measured decisions are not taken by a cold JIT (a controller in
+ * service is warm). Touches no fabric and no collector.
+ */
+public final class JitWarmUp {
+    private JitWarmUp() {
+    }
+
+    /**
+     * Warms up.
+     *
+     * @param rounds decision rounds (a few thousand take well under a second)
+     * @return moves decided (so the work cannot be optimised away)
+     */
+    public static long run(int rounds) {
+        RoutingPlan plan = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), 4).plan(FatTreeFabric.of(4, 1_000_000_000L, 1_000_000_000L).graph());
+        List<FabricHost> hosts = new ArrayList<>(plan.graph().hosts());
+        TelemetryBatchCodec codec = new TelemetryBatchCodec();
+        long moved = 0;
+        for (int r = 0; r < rounds; r++) {
+            FabricLoad load = new FabricLoad(plan);
+            CongestionRerouter rerouter = new CongestionRerouter(load, 0.8, 0);
+            StringBuilder events = new StringBuilder();
+            for (int x = 0; x < hosts.size(); x++) {
+                FabricHost s = hosts.get(x);
+                FabricHost d = hosts.get((x + 8) % hosts.size());
+                IpAddress sip = s.ips().iterator().next();
+                IpAddress dip = d.ips().iterator().next();
+                FlowKey f = FlowKey.of(sip, dip, 6, 10000 + x, 5001);
+                int index = plan.defaultPathIndex(s.mac(), d.mac()).orElse(0);
+                load.place(f, FlowPlacement.of(s.mac(), d.mac(), index, 60e6 + x));
+                if (events.length() > 0) {
+                    events.append(',');
+                }
+                events.append(String.format(Locale.ROOT, "{\"type\":\"FLOW_RATE\",\"flow\":{\"src\":\"%s\",\"dst\":\"%s\","
+                        + "\"proto\":6,\"sport\":%d,\"dport\":5001},\"switch\":\"of:0000000000000001\",\"port\":1,"
+                        + "\"dstMac\":\"02:70:00:00:00:01\",\"bytesPerSec\":%d.0,\"samples\":3,\"firstSampleUs\":1,"
+                        + "\"lastSampleUs\":2,\"estimator\":\"TCP_SEQ\"}", sip, dip, 10000 + x, 60_000_000 + x));
+            }
+            try {
+                codec.decode(("{\"version\":1,\"collector\":\"w\",\"seq\":" + r + ",\"sentUs\":1,\"events\":["
+                        + events + "]}").getBytes(StandardCharsets.UTF_8));
+            } catch (MalformedBatchException e) {
+                throw new IllegalStateException("warm-up batch rejected: " + e.getMessage(), e);
+            }
+            for (ConnectPoint p : load.portsAbove(0.8)) {
+                for (FlowMove m : rerouter.relieve(p, OptionalDouble.empty(), r)) {
+                    RuleTranslation.add(plan.flowRule(m.flow(), m.from().src(), m.from().dst(), m.toIndex()));
+                    moved++;
+                }
+            }
+        }
+        return moved;
+    }
+}

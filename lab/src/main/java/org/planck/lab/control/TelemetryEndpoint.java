@@ -1,0 +1,198 @@
+package org.planck.lab.control;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.BasicAuthenticator;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.planck.api.telemetry.IngestResult;
+import org.planck.api.telemetry.MalformedBatchException;
+import org.planck.api.telemetry.TelemetryBatch;
+import org.planck.api.telemetry.TelemetryBatchCodec;
+import org.planck.api.telemetry.TelemetryJson;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * The lab controller's telemetry endpoint: {@code POST /onos/planck/v1/telemetry/events}, HTTP
+ * basic auth with the lab's own user, decoded and validated by the same
+ * {@link TelemetryBatchCodec} as the ONOS REST resource. A malformed batch gets 400 with
+ * {@code {"code":400,"message":...}} and reaches no sink; a valid one is applied whole and
+ * answered with {@code {"accepted","unknownDevice","unknownPort"}}.
+ */
+public final class TelemetryEndpoint implements AutoCloseable {
+    /** Path of the endpoint, as on ONOS. */
+    public static final String PATH = "/onos/planck/v1/telemetry/events";
+
+    private static final Logger log = LoggerFactory.getLogger(TelemetryEndpoint.class);
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+    private final TelemetryBatchCodec codec = new TelemetryBatchCodec();
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final AtomicReference<TelemetrySink> sink = new AtomicReference<>();
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong unavailable = new AtomicLong();
+
+    private TelemetryEndpoint(HttpServer server, ExecutorService executor) {
+        this.server = server;
+        this.executor = executor;
+    }
+
+    /**
+     * Starts the endpoint.
+     *
+     * @param address  listen address (port 0 picks a free port)
+     * @param user     basic-auth user
+     * @param password basic-auth password
+     * @return running endpoint
+     * @throws IOException if the address cannot be bound
+     */
+    public static TelemetryEndpoint start(InetSocketAddress address, String user, String password)
+            throws IOException {
+        checkNotNull(user, "user");
+        checkNotNull(password, "password");
+        HttpServer server = HttpServer.create(address, 64);
+        // One thread: batches are applied in arrival order, as one collector sends them.
+        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "lab-telemetry");
+            t.setDaemon(true);
+            return t;
+        });
+        TelemetryEndpoint endpoint = new TelemetryEndpoint(server, executor);
+        server.createContext(PATH, endpoint::handle).setAuthenticator(new BasicAuthenticator("planck-lab") {
+            @Override
+            public boolean checkCredentials(String u, String p) {
+                return constantTimeEquals(user, u) & constantTimeEquals(password, p);
+            }
+        });
+        server.setExecutor(executor);
+        server.start();
+        return endpoint;
+    }
+
+    private static boolean constantTimeEquals(String expected, String given) {
+        return MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
+                                     (given == null ? "" : given).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Where valid batches go from now on (null: between runs, valid batches are acknowledged
+     * with nothing applied).
+     *
+     * @param next sink, or null
+     */
+    public void attach(TelemetrySink next) {
+        sink.set(next);
+    }
+
+    /**
+     * The bound port.
+     *
+     * @return port
+     */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public long batches() {
+        return batches.get();
+    }
+
+    public long rejected() {
+        return rejected.get();
+    }
+
+    /**
+     * Valid batches that arrived while no run was attached.
+     *
+     * @return count
+     */
+    public long unavailable() {
+        return unavailable.get();
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        long receiptUs = LabController.nowUs();
+        try {
+            if (!PATH.equals(ex.getRequestURI().getPath())) {
+                error(ex, 404, "no such resource");
+                return;
+            }
+            if (!"POST".equals(ex.getRequestMethod())) {
+                ex.getResponseHeaders().add("Allow", "POST");
+                error(ex, 405, "only POST is allowed");
+                return;
+            }
+            String type = ex.getRequestHeaders().getFirst("Content-Type");
+            if (type == null || !type.toLowerCase().startsWith("application/json")) {
+                error(ex, 415, "Content-Type must be application/json");
+                return;
+            }
+            TelemetryBatch batch;
+            try (InputStream in = ex.getRequestBody()) {
+                batch = codec.decode(in);
+            } catch (MalformedBatchException e) {
+                rejected.incrementAndGet();
+                error(ex, 400, e.getMessage());
+                return;
+            }
+            TelemetrySink s = sink.get();
+            if (s == null) {
+                // Between runs: a 5xx would push the collector into back-off and delay the next
+                // run's events, so the batch is acknowledged with nothing applied.
+                unavailable.incrementAndGet();
+                respond(ex, 200, TelemetryJson.ingestResult(mapper, new IngestResult(0, 0, 0)));
+                return;
+            }
+            IngestResult result;
+            try {
+                result = s.ingest(batch, receiptUs);
+            } catch (RuntimeException e) {
+                log.warn("Applying a telemetry batch failed", e);
+                error(ex, 500, "applying the batch failed: " + e.getMessage());
+                return;
+            }
+            batches.incrementAndGet();
+            respond(ex, 200, TelemetryJson.ingestResult(mapper, result));
+        } finally {
+            ex.close();
+        }
+    }
+
+    private void error(HttpExchange ex, int code, String message) throws IOException {
+        ObjectNode body = mapper.createObjectNode();
+        body.put("code", code);
+        body.put("message", message);
+        respond(ex, code, body);
+    }
+
+    private void respond(HttpExchange ex, int code, ObjectNode body) throws IOException {
+        byte[] bytes = mapper.writeValueAsBytes(body);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(code, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}

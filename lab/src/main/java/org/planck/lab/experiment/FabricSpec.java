@@ -1,0 +1,100 @@
+package org.planck.lab.experiment;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * What fabric a run needs: its shape, link rate and control address. Written as the
+ * {@code planck-emu fabric --config} file (TOML).
+ */
+public final class FabricSpec {
+    /** Topology shapes. */
+    public enum Shape {
+        /** k=4 fat tree: 20 switches, 16 hosts. */
+        FAT_TREE,
+        /** One non-blocking switch with a port per host. */
+        SINGLE_SWITCH
+    }
+
+    /** Fat-tree arity of the experiment. */
+    public static final int K = 4;
+    /** Hosts of the experiment: k^3/4. */
+    public static final int HOSTS = K * K * K / 4;
+
+    private final Shape shape;
+    private final long linkBps;
+    private final String controlListen;
+    private final boolean spin;
+
+    /**
+     * A fabric.
+     *
+     * @param shape         topology
+     * @param linkBps       rate of every link and host port
+     * @param controlListen control API address, host:port
+     */
+    public FabricSpec(Shape shape, long linkBps, String controlListen) {
+        this(shape, linkBps, controlListen, false);
+    }
+
+    /**
+     * A fabric.
+     *
+     * @param shape         topology
+     * @param linkBps       rate of every link and host port
+     * @param controlListen control API address, host:port
+     * @param spin          busy-wait for each timeslot (exact pacing, one core busy) instead of sleeping
+     */
+    public FabricSpec(Shape shape, long linkBps, String controlListen, boolean spin) {
+        this.shape = checkNotNull(shape, "shape");
+        checkArgument(linkBps > 0, "link rate must be positive");
+        this.linkBps = linkBps;
+        this.controlListen = checkNotNull(controlListen, "controlListen");
+        this.spin = spin;
+    }
+
+    public Shape shape() {
+        return shape;
+    }
+
+    public long linkBps() {
+        return linkBps;
+    }
+
+    public String controlListen() {
+        return controlListen;
+    }
+
+    /**
+     * The {@code planck-emu fabric --config} file (TOML): {@code [fabric]} topology and link rate,
+     * real-time clock, {@code [control]} listen address. Everything else keeps the fabric's
+     * defaults (drop-tail queues of 100 packets, 1500-byte MTU).
+     *
+     * @return TOML text
+     */
+    public String toToml() {
+        String topology = shape == Shape.FAT_TREE ? "fattree:" + K : "switch:" + HOSTS;
+        return "[fabric]\n"
+                + "topology = " + tomlString(topology) + "\n"
+                + "link_gbps = " + String.format(java.util.Locale.ROOT, "%.3f", linkBps / 1e9) + "\n"
+                + "mode = \"realtime\"\n"
+                + "spin = " + spin + "\n"
+                + "\n[control]\n"
+                + "listen = " + tomlString(controlListen) + "\n";
+    }
+
+    /** A TOML basic string; the values written here are addresses and names, escaped anyway. */
+    private static String tomlString(String v) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : v.toCharArray()) {
+            if (c == '"' || c == '\\') {
+                sb.append('\\').append(c);
+            } else if (c < 0x20) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

@@ -1,0 +1,105 @@
+package org.planck.lab.experiment;
+
+import org.planck.lab.emu.EmulatorClient;
+import org.planck.lab.emu.EmulatorException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static com.google.common.base.Preconditions.checkNotNull;
+
+/**
+ * Runs {@code planck-emu fabric --config FILE} as a child process per run: writes the config,
+ * starts the binary with its output in the run directory, waits for {@code GET /v1/status},
+ * and on close asks it to shut down ({@code POST /v1/shutdown}), then ends it if it lingers.
+ */
+public final class ProcessFabricLauncher implements FabricLauncher {
+    private static final Logger log = LoggerFactory.getLogger(ProcessFabricLauncher.class);
+    private static final long START_TIMEOUT_MS = 30_000;
+
+    private final Path binary;
+    private final Path workDir;
+    private final AtomicInteger runs = new AtomicInteger();
+
+    /**
+     * A launcher.
+     *
+     * @param binary  the planck-emu executable
+     * @param workDir where configs and logs go
+     */
+    public ProcessFabricLauncher(Path binary, Path workDir) {
+        this.binary = checkNotNull(binary, "binary");
+        this.workDir = checkNotNull(workDir, "workDir");
+    }
+
+    @Override
+    public RunningFabric start(FabricSpec spec) throws IOException {
+        int n = runs.incrementAndGet();
+        Files.createDirectories(workDir);
+        Path config = workDir.resolve("fabric-" + n + ".toml");
+        Files.writeString(config, spec.toToml());
+        Path out = workDir.resolve("fabric-" + n + ".log");
+        Process p = new ProcessBuilder(List.of(binary.toString(), "fabric", "--config", config.toString()))
+                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        URI control = URI.create("http://" + spec.controlListen());
+        EmulatorClient client = new EmulatorClient(control);
+        long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+        while (true) {
+            if (!p.isAlive()) {
+                throw new IOException("planck-emu exited with " + p.exitValue() + " (see " + out + ")");
+            }
+            try {
+                client.status();
+                break;
+            } catch (EmulatorException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    p.destroyForcibly();
+                    throw new IOException("planck-emu did not answer on " + control + " within "
+                                          + START_TIMEOUT_MS + " ms (see " + out + ")");
+                }
+                sleep(50);
+            }
+        }
+        return new RunningFabric() {
+            @Override
+            public URI control() {
+                return control;
+            }
+
+            @Override
+            public void close() {
+                try {
+                    client.shutdown();
+                } catch (EmulatorException e) {
+                    log.debug("shutdown request failed: {}", e.getMessage());
+                }
+                try {
+                    if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                        p.destroy();
+                        if (!p.waitFor(2, TimeUnit.SECONDS)) {
+                            p.destroyForcibly().waitFor(2, TimeUnit.SECONDS);
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    p.destroyForcibly();
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

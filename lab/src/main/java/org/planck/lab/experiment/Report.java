@@ -1,0 +1,317 @@
+package org.planck.lab.experiment;
+
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import org.planck.lab.control.LoopLatencyLog;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+/**
+ * Writes an experiment's results: a markdown report, CSV tables (throughput summary, every
+ * flow, every TE decision), a CDF of flow throughput per workload and a CDF of the control-loop
+ * latency, as PNGs.
+ */
+public final class Report {
+    /** File names inside the report directory. */
+    public static final String MARKDOWN = "report.md";
+    public static final String SUMMARY_CSV = "throughput.csv";
+    public static final String FLOWS_CSV = "flows.csv";
+    public static final String LOOP_CSV = "loop-latency.csv";
+    public static final String LOOP_PNG = "loop-latency-cdf.png";
+
+    private final List<RunResult> results;
+    private final LinkRateDecision rate;
+    private final String settings;
+
+    /**
+     * A report.
+     *
+     * @param results  runs
+     * @param rate     link rate used and why
+     * @param settings one line describing flow size, seed, thresholds
+     */
+    public Report(List<RunResult> results, LinkRateDecision rate, String settings) {
+        this.results = List.copyOf(results);
+        this.rate = rate;
+        this.settings = settings;
+    }
+
+    /**
+     * The throughput CDF file of a workload.
+     *
+     * @param w workload
+     * @return file name
+     */
+    public static String cdfFile(Workload w) {
+        return "throughput-cdf-" + w.id() + ".png";
+    }
+
+    /**
+     * Writes everything into a directory.
+     *
+     * @param dir directory (created)
+     * @throws IOException on write failure
+     */
+    public void write(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(SUMMARY_CSV), summaryCsv(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(FLOWS_CSV), flowsCsv(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(LOOP_CSV), loopCsv(), StandardCharsets.UTF_8);
+        for (Workload w : workloads()) {
+            BitmapEncoder.saveBitmap(throughputCdf(w), dir.resolve(cdfFile(w)).toString(),
+                                     BitmapEncoder.BitmapFormat.PNG);
+        }
+        BitmapEncoder.saveBitmap(loopCdf(), dir.resolve(LOOP_PNG).toString(), BitmapEncoder.BitmapFormat.PNG);
+        Files.writeString(dir.resolve(MARKDOWN), markdown(), StandardCharsets.UTF_8);
+    }
+
+    private List<Workload> workloads() {
+        List<Workload> ws = new ArrayList<>();
+        for (RunResult r : results) {
+            if (!ws.contains(r.workload())) {
+                ws.add(r.workload());
+            }
+        }
+        return ws;
+    }
+
+    private List<RoutingMode> modes() {
+        List<RoutingMode> ms = new ArrayList<>();
+        for (RunResult r : results) {
+            if (!ms.contains(r.mode())) {
+                ms.add(r.mode());
+            }
+        }
+        ms.sort(null);
+        return ms;
+    }
+
+    private RunResult find(Workload w, RoutingMode m) {
+        for (RunResult r : results) {
+            if (r.workload() == w && r.mode() == m) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The summary table as CSV.
+     *
+     * @return CSV text
+     */
+    public String summaryCsv() {
+        StringBuilder sb = new StringBuilder(
+                "workload,mode,link_bps,flows,mean_mbps,median_mbps,mean_pct_of_optimal,moves,max_lag_us,unmatched\n");
+        for (RunResult r : results) {
+            RunResult opt = find(r.workload(), RoutingMode.OPTIMAL);
+            String pct = opt == null || opt.meanThroughputBps() == 0 ? ""
+                    : fmt(100 * r.meanThroughputBps() / opt.meanThroughputBps());
+            sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(r.linkBps())
+                    .append(',').append(r.flows().size()).append(',').append(fmt(r.meanThroughputBps() / 1e6))
+                    .append(',').append(fmt(r.medianThroughputBps() / 1e6)).append(',').append(pct)
+                    .append(',').append(r.moves()).append(',').append(r.maxLagUs()).append(',')
+                    .append(r.unmatched()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private String flowsCsv() {
+        StringBuilder sb = new StringBuilder("workload,mode,id,src,dst,bytes,start_us,finish_us,throughput_mbps\n");
+        for (RunResult r : results) {
+            for (FlowResult f : r.flows()) {
+                sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(f.id())
+                        .append(',').append(f.src()).append(',').append(f.dst()).append(',').append(f.bytes())
+                        .append(',').append(f.startUs()).append(',').append(f.finishUs()).append(',')
+                        .append(fmt(f.throughputBps() / 1e6)).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    private String loopCsv() {
+        StringBuilder sb = new StringBuilder(
+                "workload,mode,trigger,switch,port,sample_us,receipt_us,decision_us,fabric_applied_us,answered_us,moves\n");
+        for (RunResult r : results) {
+            for (LoopLatencyLog.Entry e : r.decisions()) {
+                sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(e.trigger())
+                        .append(',').append(e.port().deviceId()).append(',').append(e.port().port().toLong())
+                        .append(',').append(e.sampleUs()).append(',').append(e.receiptUs()).append(',')
+                        .append(e.decisionUs()).append(',').append(e.appliedUs()).append(',')
+                        .append(e.answeredUs()).append(',').append(e.moves())
+                        .append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** Loop intervals over every decision that moved flows, per TE mode. */
+    private Map<RoutingMode, LoopLatencyLog> loopByMode() {
+        Map<RoutingMode, LoopLatencyLog> m = new EnumMap<>(RoutingMode.class);
+        for (RunResult r : results) {
+            if (r.mode() != RoutingMode.POLL && r.mode() != RoutingMode.PLANCK) {
+                continue;
+            }
+            LoopLatencyLog l = m.computeIfAbsent(r.mode(), k -> new LoopLatencyLog(Integer.MAX_VALUE));
+            r.decisions().forEach(l::record);
+        }
+        return m;
+    }
+
+    /**
+     * The markdown report.
+     *
+     * @return text
+     */
+    public String markdown() {
+        StringBuilder sb = new StringBuilder("# Planck lab: traffic engineering on the emulated fabric\n\n");
+        sb.append("- Fabric: k=4 fat tree, 16 hosts (Optimal: one non-blocking 16-port switch)\n");
+        sb.append("- Link rate: **").append(rate.label()).append("** (").append(rate.reason()).append(")\n");
+        sb.append("- ").append(settings).append("\n\n");
+        sb.append("## Flow throughput (Mb/s)\n\n");
+        List<RoutingMode> modes = modes();
+        sb.append("| workload |");
+        for (RoutingMode m : modes) {
+            sb.append(' ').append(m.label()).append(" mean | ").append(m.label()).append(" median |");
+        }
+        sb.append("\n|---|");
+        for (int i = 0; i < modes.size(); i++) {
+            sb.append("---:|---:|");
+        }
+        sb.append('\n');
+        for (Workload w : workloads()) {
+            sb.append("| ").append(w.label()).append(" |");
+            for (RoutingMode m : modes) {
+                RunResult r = find(w, m);
+                sb.append(' ').append(r == null ? "-" : fmt(r.meanThroughputBps() / 1e6)).append(" | ")
+                        .append(r == null ? "-" : fmt(r.medianThroughputBps() / 1e6)).append(" |");
+            }
+            sb.append('\n');
+        }
+        if (modes.contains(RoutingMode.OPTIMAL)) {
+            sb.append("\nMean throughput as % of Optimal:\n\n| workload |");
+            for (RoutingMode m : modes) {
+                sb.append(' ').append(m.label()).append(" |");
+            }
+            sb.append("\n|---|");
+            modes.forEach(m -> sb.append("---:|"));
+            sb.append('\n');
+            for (Workload w : workloads()) {
+                RunResult opt = find(w, RoutingMode.OPTIMAL);
+                sb.append("| ").append(w.label()).append(" |");
+                for (RoutingMode m : modes) {
+                    RunResult r = find(w, m);
+                    sb.append(' ').append(r == null || opt == null || opt.meanThroughputBps() == 0 ? "-"
+                            : fmt(100 * r.meanThroughputBps() / opt.meanThroughputBps())).append(" |");
+                }
+                sb.append('\n');
+            }
+        }
+        sb.append("\nRuns: flows moved by TE, emulator lag and loss\n\n")
+                .append("| workload | mode | flows | moves | notices | max lag (us) | unmatched | mirror frames | mirror drops |\n")
+                .append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (RunResult r : results) {
+            sb.append("| ").append(r.workload().label()).append(" | ").append(r.mode().label()).append(" | ")
+                    .append(r.flows().size()).append(" | ").append(r.moves()).append(" | ").append(r.notices())
+                    .append(" | ").append(r.maxLagUs()).append(" | ").append(r.unmatched()).append(" | ")
+                    .append(r.mirrorFrames()).append(" | ").append(r.mirrorDrops()).append(" |\n");
+        }
+        sb.append("\n## Throughput CDFs\n\n");
+        for (Workload w : workloads()) {
+            sb.append("![").append(w.label()).append("](").append(cdfFile(w)).append(")\n");
+        }
+        sb.append("\n## Control-loop latency (decisions that moved flows, µs)\n\n")
+                .append("Sample captured → event at controller → decision → rule confirmed in force by the fabric, ")
+                .append("all on the wall clock (the fabric's own `appliedUs` is in `loop-latency.csv`; it runs behind ")
+                .append("the wall clock by the fabric's lag). For Poll, \"sample\" is the fabric time of the counter ")
+                .append("read, so its first interval includes the fabric's lag.\n\n")
+                .append("| mode | interval | n | p50 | p90 | p99 | max |\n|---|---|---:|---:|---:|---:|---:|\n");
+        Map<String, ToLongFunction<LoopLatencyLog.Entry>> intervals = new LinkedHashMap<>();
+        intervals.put("sample → controller", LoopLatencyLog.Entry::sampleToReceiptUs);
+        intervals.put("controller → decision", LoopLatencyLog.Entry::receiptToDecisionUs);
+        intervals.put("decision → applied", LoopLatencyLog.Entry::decisionToAppliedUs);
+        intervals.put("sample → applied (loop)", LoopLatencyLog.Entry::sampleToAppliedUs);
+        for (Map.Entry<RoutingMode, LoopLatencyLog> e : loopByMode().entrySet()) {
+            for (Map.Entry<String, ToLongFunction<LoopLatencyLog.Entry>> i : intervals.entrySet()) {
+                LoopLatencyLog.Distribution d = e.getValue().applied(i.getValue());
+                sb.append("| ").append(e.getKey().label()).append(" | ").append(i.getKey()).append(" | ")
+                        .append(d.count()).append(" | ").append(d.quantile(0.5)).append(" | ")
+                        .append(d.quantile(0.9)).append(" | ").append(d.quantile(0.99)).append(" | ")
+                        .append(d.max()).append(" |\n");
+            }
+        }
+        sb.append("\n![loop latency](").append(LOOP_PNG).append(")\n");
+        sb.append("\nFiles: `").append(SUMMARY_CSV).append("` (this table), `").append(FLOWS_CSV)
+                .append("` (every flow), `").append(LOOP_CSV).append("` (every TE decision).\n");
+        return sb.toString();
+    }
+
+    private XYChart throughputCdf(Workload w) {
+        XYChart chart = new XYChartBuilder().width(800).height(500)
+                .title("Flow throughput CDF: " + w.label() + " (" + rate.label() + " links)")
+                .xAxisTitle("flow throughput (Mb/s)").yAxisTitle("fraction of flows").build();
+        chart.getStyler().setYAxisMin(0.0).setYAxisMax(1.0);
+        for (RoutingMode m : modes()) {
+            RunResult r = find(w, m);
+            if (r == null || r.flows().isEmpty()) {
+                continue;
+            }
+            double[] t = r.sortedThroughputs();
+            double[][] xy = stepCdf(Arrays.stream(t).map(v -> v / 1e6).toArray());
+            chart.addSeries(m.label(), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
+        }
+        return chart;
+    }
+
+    private XYChart loopCdf() {
+        XYChart chart = new XYChartBuilder().width(800).height(500)
+                .title("Control loop: sample captured -> rule in force")
+                .xAxisTitle("latency (ms)").yAxisTitle("fraction of decisions").build();
+        chart.getStyler().setYAxisMin(0.0).setYAxisMax(1.0);
+        boolean any = false;
+        for (Map.Entry<RoutingMode, LoopLatencyLog> e : loopByMode().entrySet()) {
+            long[] v = e.getValue().applied(LoopLatencyLog.Entry::sampleToAppliedUs).values();
+            if (v.length == 0) {
+                continue;
+            }
+            double[][] xy = stepCdf(Arrays.stream(v).mapToDouble(x -> x / 1000.0).toArray());
+            chart.addSeries(e.getKey().label(), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
+            any = true;
+        }
+        if (!any) {
+            chart.addSeries("no decisions moved flows", new double[]{0}, new double[]{0});
+        }
+        return chart;
+    }
+
+    /** Points of an empirical CDF drawn as steps: (x_i, (i)/n) then (x_i, (i+1)/n). */
+    static double[][] stepCdf(double[] sorted) {
+        int n = sorted.length;
+        double[] x = new double[2 * n];
+        double[] y = new double[2 * n];
+        for (int i = 0; i < n; i++) {
+            x[2 * i] = sorted[i];
+            y[2 * i] = (double) i / n;
+            x[2 * i + 1] = sorted[i];
+            y[2 * i + 1] = (double) (i + 1) / n;
+        }
+        return new double[][]{x, y};
+    }
+
+    private static String fmt(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+}

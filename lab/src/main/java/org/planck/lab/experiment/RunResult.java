@@ -1,0 +1,133 @@
+package org.planck.lab.experiment;
+
+import com.google.common.collect.ImmutableList;
+import org.planck.lab.control.LoopLatencyLog;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What one (workload, mode) run produced.
+ */
+public final class RunResult {
+    private final Workload workload;
+    private final RoutingMode mode;
+    private final long linkBps;
+    private final List<FlowResult> flows;
+    private final List<LoopLatencyLog.Entry> decisions;
+    private final long moves;
+    private final long notices;
+    private final long maxLagUs;
+    private final long unmatched;
+    private final long mirrorFrames;
+    private final long mirrorDrops;
+
+    /**
+     * A result.
+     *
+     * @param workload     workload
+     * @param mode         routing mode
+     * @param linkBps      link rate
+     * @param flows        finished flows
+     * @param decisions    TE decisions with their loop times
+     * @param moves        flows moved
+     * @param notices      congestion notices received
+     * @param maxLagUs     largest lag of the emulator behind real time
+     * @param unmatched    packets no rule matched
+     * @param mirrorFrames mirror frames written
+     * @param mirrorDrops  packets the mirror ports dropped
+     */
+    public RunResult(Workload workload, RoutingMode mode, long linkBps, List<FlowResult> flows,
+                     List<LoopLatencyLog.Entry> decisions, long moves, long notices, long maxLagUs,
+                     long unmatched, long mirrorFrames, long mirrorDrops) {
+        this.workload = workload;
+        this.mode = mode;
+        this.linkBps = linkBps;
+        this.flows = ImmutableList.copyOf(flows);
+        this.decisions = ImmutableList.copyOf(decisions);
+        this.moves = moves;
+        this.notices = notices;
+        this.maxLagUs = maxLagUs;
+        this.unmatched = unmatched;
+        this.mirrorFrames = mirrorFrames;
+        this.mirrorDrops = mirrorDrops;
+    }
+
+    public Workload workload() {
+        return workload;
+    }
+
+    public RoutingMode mode() {
+        return mode;
+    }
+
+    public long linkBps() {
+        return linkBps;
+    }
+
+    public List<FlowResult> flows() {
+        return flows;
+    }
+
+    public List<LoopLatencyLog.Entry> decisions() {
+        return decisions;
+    }
+
+    public long moves() {
+        return moves;
+    }
+
+    public long notices() {
+        return notices;
+    }
+
+    public long maxLagUs() {
+        return maxLagUs;
+    }
+
+    public long unmatched() {
+        return unmatched;
+    }
+
+    public long mirrorFrames() {
+        return mirrorFrames;
+    }
+
+    public long mirrorDrops() {
+        return mirrorDrops;
+    }
+
+    /**
+     * Flow throughputs, ascending.
+     *
+     * @return bits per second
+     */
+    public double[] sortedThroughputs() {
+        double[] t = flows.stream().mapToDouble(FlowResult::throughputBps).toArray();
+        Arrays.sort(t);
+        return t;
+    }
+
+    /**
+     * Mean flow throughput.
+     *
+     * @return bits per second, 0 without flows
+     */
+    public double meanThroughputBps() {
+        return Arrays.stream(sortedThroughputs()).average().orElse(0);
+    }
+
+    /**
+     * Median flow throughput (mean of the middle two for even counts).
+     *
+     * @return bits per second, 0 without flows
+     */
+    public double medianThroughputBps() {
+        double[] t = sortedThroughputs();
+        if (t.length == 0) {
+            return 0;
+        }
+        int m = t.length / 2;
+        return t.length % 2 == 1 ? t[m] : (t[m - 1] + t[m]) / 2;
+    }
+}
