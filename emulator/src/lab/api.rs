@@ -187,6 +187,30 @@ fn flows_command(body: &[u8], n: &Names) -> Result<Command, ApiError> {
     Ok(Command::StartFlows(flows))
 }
 
+/// Which request body a byte string is parsed as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BodyKind {
+    Rules,
+    Mirrors,
+    Flows,
+}
+
+/// Parse and check one request body against a fabric of `switches` switches
+/// and `hosts` hosts, as the server does before the engine sees it.
+pub fn parse_body(
+    kind: BodyKind,
+    body: &[u8],
+    switches: usize,
+    hosts: usize,
+) -> Result<Command, ApiError> {
+    let n = Names { switches, hosts };
+    match kind {
+        BodyKind::Rules => rules_command(body, &n),
+        BodyKind::Mirrors => mirrors_command(body, &n),
+        BodyKind::Flows => flows_command(body, &n),
+    }
+}
+
 fn ask(tx: &SyncSender<Request>, cmd: Command) -> ApiResult {
     let (rtx, rrx) = sync_channel(1);
     match tx.try_send(Request { cmd, reply: rtx }) {
