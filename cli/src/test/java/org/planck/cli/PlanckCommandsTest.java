@@ -1,5 +1,6 @@
 package org.planck.cli;
 
+import org.planck.api.TestPlanckServices;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.Test;
@@ -12,10 +13,10 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertThat;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
-import static org.planck.cli.TestPlanckServices.A;
-import static org.planck.cli.TestPlanckServices.B;
-import static org.planck.cli.TestPlanckServices.S1;
-import static org.planck.cli.TestPlanckServices.S2;
+import static org.planck.api.TestPlanckServices.A;
+import static org.planck.api.TestPlanckServices.B;
+import static org.planck.api.TestPlanckServices.S1;
+import static org.planck.api.TestPlanckServices.S2;
 
 public class PlanckCommandsTest {
     private final ObjectMapper mapper = new ObjectMapper();

@@ -1,5 +1,6 @@
 package org.planck.web;
 
+import org.planck.api.TestPlanckServices;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -33,11 +34,11 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertThat;
 import static org.junit.Assert.assertTrue;
-import static org.planck.web.TestPlanckServices.A;
-import static org.planck.web.TestPlanckServices.B;
-import static org.planck.web.TestPlanckServices.S1;
-import static org.planck.web.TestPlanckServices.S2;
-import static org.planck.web.TestPlanckServices.S3;
+import static org.planck.api.TestPlanckServices.A;
+import static org.planck.api.TestPlanckServices.B;
+import static org.planck.api.TestPlanckServices.S1;
+import static org.planck.api.TestPlanckServices.S2;
+import static org.planck.api.TestPlanckServices.S3;
 
 public class PlanckResourcesTest extends ResourceTest {
     private final ObjectMapper mapper = new ObjectMapper();

@@ -1,4 +1,4 @@
-package org.planck.cli;
+package org.planck.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.common.collect.ImmutableList;
@@ -43,23 +43,23 @@ import java.util.OptionalInt;
 import java.util.Set;
 
 /**
- * In-memory Planck services behind the REST resources: two switches s1 - s2, host A on s1
+ * In-memory Planck services behind the CLI commands and REST resources in their tests: two switches s1 - s2, host A on s1
  * port 1, host B on s2 port 1, one shadow tree toward each host.
  */
-final class TestPlanckServices {
-    static final DeviceId S1 = DeviceId.deviceId("of:0000000000000001");
-    static final DeviceId S2 = DeviceId.deviceId("of:0000000000000002");
-    static final DeviceId S3 = DeviceId.deviceId("of:0000000000000003");
-    static final MacAddress A = MacAddress.valueOf("00:00:00:00:00:0a");
-    static final MacAddress B = MacAddress.valueOf("00:00:00:00:00:0b");
-    static final long TEN_G = 10_000_000_000L;
+public final class TestPlanckServices {
+    public static final DeviceId S1 = DeviceId.deviceId("of:0000000000000001");
+    public static final DeviceId S2 = DeviceId.deviceId("of:0000000000000002");
+    public static final DeviceId S3 = DeviceId.deviceId("of:0000000000000003");
+    public static final MacAddress A = MacAddress.valueOf("00:00:00:00:00:0a");
+    public static final MacAddress B = MacAddress.valueOf("00:00:00:00:00:0b");
+    public static final long TEN_G = 10_000_000_000L;
 
     private TestPlanckServices() {
     }
 
     /** Config held in memory, validated exactly as the real service validates. */
-    static final class Config implements PlanckConfigService {
-        volatile PlanckSettings settings;
+    public static final class Config implements PlanckConfigService {
+        public volatile PlanckSettings settings;
 
         @Override
         public Optional<PlanckSettings> settings() {
@@ -93,8 +93,8 @@ final class TestPlanckServices {
         }
     }
 
-    static final class Mirrors implements MirrorService {
-        final List<MirrorSession> sessions = new ArrayList<>();
+    public static final class Mirrors implements MirrorService {
+        public final List<MirrorSession> sessions = new ArrayList<>();
 
         @Override
         public Collection<MirrorSession> sessions() {
@@ -115,15 +115,15 @@ final class TestPlanckServices {
         }
     }
 
-    static MirrorSession session(DeviceId d, MirrorMode mode) {
+    public static MirrorSession session(DeviceId d, MirrorMode mode) {
         return new MirrorSession(d, PortNumber.portNumber(5), VlanId.vlanId((short) 7), mode,
                 List.of(PortNumber.portNumber(1), PortNumber.portNumber(2)), MirrorSession.State.ACTIVE, "");
     }
 
-    static final class Routes implements ShadowRouteService {
-        final RoutingPlan plan;
+    public static final class Routes implements ShadowRouteService {
+        public final RoutingPlan plan;
 
-        Routes() {
+        public Routes() {
             FabricHost a = FabricHost.of(A, List.of(IpAddress.valueOf("10.0.0.1")),
                     new ConnectPoint(S1, PortNumber.portNumber(1)), TEN_G);
             FabricHost b = FabricHost.of(B, List.of(IpAddress.valueOf("10.0.0.2")),
@@ -202,7 +202,7 @@ final class TestPlanckServices {
         }
     }
 
-    static final class Maps implements ForwardingMapService {
+    public static final class Maps implements ForwardingMapService {
         @Override
         public Optional<CollectorForwardingMap> forwardingMap(String collectorId) {
             if (!collectorId.equals("c1")) {
