@@ -22,7 +22,7 @@ if ! timeout 600 scripts/lab.sh --quick --out "$out" > "$log" 2>&1; then
     fail "scripts/lab.sh --quick failed"
 fi
 
-for f in report.md throughput.csv flows.csv loop-latency.csv throughput-cdf-stride8.png \
+for f in report.md throughput.csv flows.csv loop-latency.csv moves.csv throughput-cdf-stride8.png \
          throughput-cdf-bijection.png loop-latency-cdf.png; do
     [ -s "$out/$f" ] || fail "$f missing from the report"
 done

@@ -20,13 +20,14 @@ import java.util.Optional;
  * Shadow-MAC routes: up to k diverse destination-rooted trees toward every host, each named
  * by a shadow MAC, and the flow rules that realise them.
  */
-public interface ShadowRouteService extends ListenerService<ShadowRouteEvent, ShadowRouteListener> {
+public interface ShadowRouteService extends FlowPlacements, ListenerService<ShadowRouteEvent, ShadowRouteListener> {
 
     /**
      * The routing plan in force.
      *
      * @return plan, or empty if Planck is not configured
      */
+    @Override
     Optional<RoutingPlan> plan();
 
     /**
@@ -94,6 +95,7 @@ public interface ShadowRouteService extends ListenerService<ShadowRouteEvent, Sh
      *                                  or no tree with that index reaches the source
      * @throws IllegalStateException    if Planck is not configured
      */
+    @Override
     void placeFlow(FlowKey flow, MacAddress src, MacAddress dst, int pathIndex);
 
     /**
@@ -102,6 +104,7 @@ public interface ShadowRouteService extends ListenerService<ShadowRouteEvent, Sh
      * @param flow the flow's 5-tuple
      * @return true if the flow had a placement
      */
+    @Override
     boolean removeFlow(FlowKey flow);
 
     /**
@@ -109,5 +112,6 @@ public interface ShadowRouteService extends ListenerService<ShadowRouteEvent, Sh
      *
      * @return flow to placement
      */
+    @Override
     Map<FlowKey, FlowPlacement> placements();
 }

@@ -53,6 +53,7 @@ import org.planck.app.routing.FatTreeFabric;
 import org.planck.app.routing.InMemoryShadowMacAllocator;
 import org.planck.app.routing.ShadowRoutePlanner;
 import org.planck.app.shadow.ShadowFlowRules;
+import org.planck.app.te.FabricLoad;
 import org.planck.app.telemetry.OsgiPropertyConstants;
 import org.planck.app.telemetry.RerouteManager;
 import org.planck.app.telemetry.TelemetryStateManager;
@@ -271,7 +272,7 @@ public class TeLoopBenchmark {
         PlanckMetrics metrics = new PlanckMetrics(telemetry::counters, telemetry::flowRecordCount, () -> 0,
                 List::of);
         loop = new TeLoop(routes, telemetry, rerouteLog(), metrics::recordDecisionLatencyMicros);
-        loop.configure(threshold, 0);
+        loop.configure(threshold, 0, FabricLoad.DEFAULT_ELEPHANT_FRACTION);
 
         List<FabricHost> hosts = new ArrayList<>(g.hosts());
         Random r = new Random(42);

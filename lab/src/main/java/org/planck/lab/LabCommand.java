@@ -141,6 +141,10 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--poll-ms", defaultValue = "100", description = "Poll mode's interval")
         long pollMs;
 
+        @Option(names = "--elephant-pct", defaultValue = "10",
+                description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
+        double elephantPct;
+
         @Override
         public Integer call() throws Exception {
             List<Workload> ws = new ArrayList<>();
@@ -165,7 +169,7 @@ public final class LabCommand implements Callable<Integer> {
             }
             Path dir = out != null ? out : Paths.get("results", "lab-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-            TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, 5);
+            TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, 5, elephantPct);
             ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
@@ -203,8 +207,8 @@ public final class LabCommand implements Callable<Integer> {
                 }
                 List<RunResult> results = runner.runAll(ws, ms, rate.linkBps());
                 String settings = String.format("Flows: %d MiB; seed %d; threshold %.0f%%, hysteresis %.0f%%, "
-                        + "damping %d ms, poll %d ms; mirror ports at %.0f%% of link rate; fabric %s",
-                        mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, mirrorRateFraction * 100,
+                        + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate; fabric %s",
+                        mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots");
                 new Report(results, rate, settings).write(dir);
             }

@@ -28,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * every egress port max-min fairly; counters, appliedUs and flow times use the wall clock (µs).
  */
 public final class FakeFabric implements AutoCloseable {
+    private boolean refuseRules;
     /** A rule as installed. */
     static final class Rule {
         final int priority;
@@ -209,6 +210,11 @@ public final class FakeFabric implements AutoCloseable {
 
     public boolean isShutdown() {
         return shutdown;
+    }
+
+    /** From now on every rule batch is refused with 503 (and still recorded), as by a fabric in trouble. */
+    public synchronized void refuseRules() {
+        refuseRules = true;
     }
 
     /** Number of rules installed on a switch. */
@@ -487,6 +493,11 @@ public final class FakeFabric implements AutoCloseable {
     }
 
     private void applyRules(HttpExchange ex, JsonNode body) throws IOException {
+        if (refuseRules) {
+            ruleBatches.add(body);
+            error(ex, 503, "rules refused");
+            return;
+        }
         if (body == null || body.path("version").asInt() != 1 || !body.path("ops").isArray()) {
             error(ex, 400, "rules body must be version 1 with ops");
             return;

@@ -38,6 +38,7 @@ public final class PlanckSettings {
     public static final String TE_ENABLED = "teEnabled";
     public static final String REROUTE_DAMPING_MS = "rerouteDampingMs";
     public static final String FLOW_REPORT_INTERVAL_MS = "flowReportIntervalMs";
+    public static final String ELEPHANT_THRESHOLD_PCT = "elephantThresholdPct";
 
     public static final String ID = "id";
     public static final String ADDRESS = "address";
@@ -54,6 +55,7 @@ public final class PlanckSettings {
     public static final boolean DEFAULT_TE_ENABLED = true;
     public static final long DEFAULT_REROUTE_DAMPING_MS = 100;
     public static final int DEFAULT_FLOW_REPORT_INTERVAL_MS = 5;
+    public static final double DEFAULT_ELEPHANT_THRESHOLD_PCT = 10.0;
 
     /** Upper bound on k: every path costs a shadow MAC and a rule on every switch of its tree. */
     public static final int MAX_SHADOW_PATHS_PER_DESTINATION = 64;
@@ -63,7 +65,7 @@ public final class PlanckSettings {
 
     private static final Set<String> TOP_FIELDS = ImmutableSet.of(COLLECTORS, CONGESTION_THRESHOLD_PCT,
             HYSTERESIS_PCT, SHADOW_PATHS_PER_DESTINATION, TE_ENABLED, REROUTE_DAMPING_MS,
-            FLOW_REPORT_INTERVAL_MS);
+            FLOW_REPORT_INTERVAL_MS, ELEPHANT_THRESHOLD_PCT);
     private static final Set<String> COLLECTOR_FIELDS = ImmutableSet.of(ID, ADDRESS, CONTROL_PORT, SWITCHES);
     private static final Set<String> SWITCH_FIELDS = ImmutableSet.of(DEVICE, MIRROR_PORT, RSPAN_VLAN, BRIDGE);
     private static final Pattern COLLECTOR_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
@@ -76,18 +78,20 @@ public final class PlanckSettings {
     private final boolean teEnabled;
     private final long rerouteDampingMs;
     private final int flowReportIntervalMs;
+    private final double elephantThresholdPct;
     private final List<CollectorConfig> collectors;
     private final ObjectNode json;
 
     private PlanckSettings(double congestionThresholdPct, double hysteresisPct, int shadowPathsPerDestination,
                            boolean teEnabled, long rerouteDampingMs, int flowReportIntervalMs,
-                           List<CollectorConfig> collectors, ObjectNode json) {
+                           double elephantThresholdPct, List<CollectorConfig> collectors, ObjectNode json) {
         this.congestionThresholdPct = congestionThresholdPct;
         this.hysteresisPct = hysteresisPct;
         this.shadowPathsPerDestination = shadowPathsPerDestination;
         this.teEnabled = teEnabled;
         this.rerouteDampingMs = rerouteDampingMs;
         this.flowReportIntervalMs = flowReportIntervalMs;
+        this.elephantThresholdPct = elephantThresholdPct;
         this.collectors = ImmutableList.copyOf(collectors);
         this.json = json;
     }
@@ -118,6 +122,10 @@ public final class PlanckSettings {
         boolean te = bool(node, TE_ENABLED, DEFAULT_TE_ENABLED);
         long damping = integer(node, REROUTE_DAMPING_MS, DEFAULT_REROUTE_DAMPING_MS, 0, MAX_REROUTE_DAMPING_MS, "");
         int report = (int) integer(node, FLOW_REPORT_INTERVAL_MS, DEFAULT_FLOW_REPORT_INTERVAL_MS, 1, 1000, "");
+        double elephant = number(node, ELEPHANT_THRESHOLD_PCT, DEFAULT_ELEPHANT_THRESHOLD_PCT);
+        if (!(elephant >= 0 && elephant <= 100)) {
+            throw new InvalidConfigException(ELEPHANT_THRESHOLD_PCT + " must be in [0, 100], got " + elephant);
+        }
 
         List<CollectorConfig> collectors = new ArrayList<>();
         JsonNode list = node.get(COLLECTORS);
@@ -143,7 +151,8 @@ public final class PlanckSettings {
                 collectors.add(c);
             }
         }
-        return new PlanckSettings(threshold, hysteresis, k, te, damping, report, collectors, node.deepCopy());
+        return new PlanckSettings(threshold, hysteresis, k, te, damping, report, elephant, collectors,
+                                  node.deepCopy());
     }
 
     private static CollectorConfig collector(JsonNode n, String where) {
@@ -332,6 +341,16 @@ public final class PlanckSettings {
         return flowReportIntervalMs;
     }
 
+    /**
+     * Percentage of its source host's link rate at which TE treats a flow as an elephant and
+     * plans with its estimated demand rather than its measured rate (0: always the measured rate).
+     *
+     * @return percentage in [0, 100]
+     */
+    public double elephantThresholdPct() {
+        return elephantThresholdPct;
+    }
+
     public List<CollectorConfig> collectors() {
         return collectors;
     }
@@ -391,13 +410,15 @@ public final class PlanckSettings {
                 && Double.compare(hysteresisPct, that.hysteresisPct) == 0
                 && shadowPathsPerDestination == that.shadowPathsPerDestination
                 && teEnabled == that.teEnabled && rerouteDampingMs == that.rerouteDampingMs
-                && flowReportIntervalMs == that.flowReportIntervalMs && collectors.equals(that.collectors);
+                && flowReportIntervalMs == that.flowReportIntervalMs
+                && Double.compare(elephantThresholdPct, that.elephantThresholdPct) == 0
+                && collectors.equals(that.collectors);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(congestionThresholdPct, hysteresisPct, shadowPathsPerDestination, teEnabled,
-                rerouteDampingMs, flowReportIntervalMs, collectors);
+                rerouteDampingMs, flowReportIntervalMs, elephantThresholdPct, collectors);
     }
 
     @Override
@@ -406,6 +427,7 @@ public final class PlanckSettings {
                 .add(CONGESTION_THRESHOLD_PCT, congestionThresholdPct).add(HYSTERESIS_PCT, hysteresisPct)
                 .add(SHADOW_PATHS_PER_DESTINATION, shadowPathsPerDestination).add(TE_ENABLED, teEnabled)
                 .add(REROUTE_DAMPING_MS, rerouteDampingMs).add(FLOW_REPORT_INTERVAL_MS, flowReportIntervalMs)
+                .add(ELEPHANT_THRESHOLD_PCT, elephantThresholdPct)
                 .add(COLLECTORS, collectors).toString();
     }
 }

@@ -15,27 +15,38 @@ import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
- * PlanckTE's decision: on congestion of a port, take the flows on it largest first and move each
- * to the alternate shadow path that minimises the maximum utilisation along that path under the
- * current estimates, until the port is back under the threshold.
+ * PlanckTE's decision: on congestion of a port, take the flows on it largest demand first and
+ * move each to the alternate shadow path that minimises the maximum utilisation along that path
+ * under the current demands ({@link FabricLoad}: measured rates, and fair shares for elephants),
+ * until the port is back under the threshold.
  *
  * <p>Ties in the maximum are broken by the maximum over the ports the move adds load to, then
- * by the lower path index. A candidate path is rejected if it crosses the congested port itself, or if it would add
- * the flow to a port that is marked congested or whose utilisation would exceed the threshold
- * (ports shared with the flow's current path gain nothing and are not held against it). A flow
- * moved less than the damping interval ago stays put. Accepted moves are applied to the
- * {@link FabricLoad} at once, so later choices in the same decision see them.</p>
+ * by the lower path index. A candidate path is rejected if it crosses the congested port itself
+ * or would add the flow to a port that is marked congested. It is taken only if the move pays:
+ * the ports it adds the flow to stay within the threshold, or their highest utilisation after
+ * the move is at least {@link #MIN_GAIN} below the highest utilisation among the ports the flow
+ * leaves (ports shared with the current path gain nothing and are not held against it). The
+ * second rule lets TE pull apart elephants on a saturated fabric, where no move fits under the
+ * threshold, and it makes every move lower the largest utilisation it touches, so a sequence of
+ * moves cannot cycle. A flow moved less than the damping interval ago stays put. Accepted moves
+ * are applied to the {@link FabricLoad} at once, so later choices in the same decision see them.</p>
  *
  * <p>Cost per decision: the flows on the port are sorted by rate; each is tried against at most
  * k-1 alternatives of a few ports each. Nothing scans all flows. Not thread-safe.</p>
  */
 public final class CongestionRerouter {
+    /**
+     * The least drop in peak utilisation (fraction of capacity) a move must bring when it does not
+     * fit under the threshold: smaller gains are within the estimates' noise and not worth the
+     * reordering a move causes.
+     */
+    public static final double MIN_GAIN = 0.05;
     private static final Comparator<FlowKey> KEY_ORDER = Comparator
             .comparing(FlowKey::src).thenComparing(FlowKey::dst).thenComparingInt(FlowKey::proto)
             .thenComparingInt(FlowKey::srcPort).thenComparingInt(FlowKey::dstPort);
     /** Largest rate first; equal rates in a fixed key order so decisions are deterministic. */
     private static final Comparator<FabricLoad.PlacedFlow> LARGEST_FIRST = (a, b) -> {
-        int c = Double.compare(b.placement.rateBytesPerSec(), a.placement.rateBytesPerSec());
+        int c = Double.compare(b.demand, a.demand);
         return c != 0 ? c : KEY_ORDER.compare(a.key, b.key);
     };
 
@@ -133,8 +144,9 @@ public final class CongestionRerouter {
     }
 
     /**
-     * Decides the moves that relieve a congested port and applies them to the load view. The
-     * port is marked congested. The caller installs one per-flow ingress rule per move.
+     * Decides the moves that relieve a congested port and applies them to the load view. A port
+     * with a reported (measured) utilisation is marked congested; a relief on the load-view
+     * estimate alone leaves no mark. The caller installs one per-flow ingress rule per move.
      *
      * @param port                 the congested egress port
      * @param reportedUtilisation  the utilisation the collector measured, if any: the port's load
@@ -148,7 +160,9 @@ public final class CongestionRerouter {
         if (p < 0) {
             return List.of();
         }
-        load.markCongested(p);
+        if (reportedUtilisation.isPresent()) {
+            load.markCongested(p);
+        }
         double cap = load.capacity(p);
         double current = load.load(p);
         if (reportedUtilisation.isPresent()) {
@@ -169,7 +183,8 @@ public final class CongestionRerouter {
                 continue;
             }
             FlowPlacement at = f.placement;
-            if (at.rateBytesPerSec() <= 0) {
+            double demand = f.demand;
+            if (demand <= 0) {
                 continue;
             }
             int slot = bestSlot(f, p);
@@ -180,7 +195,7 @@ public final class CongestionRerouter {
             load.moveTo(f, slot);
             f.moved = true;
             f.movedAt = nowNanos;
-            current -= at.rateBytesPerSec();
+            current -= demand;
             moves.add(move);
         }
         return moves;
@@ -193,7 +208,7 @@ public final class CongestionRerouter {
     private int bestSlot(FabricLoad.PlacedFlow f, int congestedPort) {
         FlowPlacement at = f.placement;
         int[] cur = f.path;
-        double rate = at.rateBytesPerSec();
+        double rate = f.demand;
         FabricLoad.RouteChoices choices = f.choices;
         int bestSlot = -1;
         bestWorst = Double.POSITIVE_INFINITY;
@@ -215,7 +230,7 @@ public final class CongestionRerouter {
                 boolean shared = contains(cur, q);
                 double after = load.load(q) + (shared ? 0 : rate);
                 double util = after / load.capacity(q);
-                if (!shared && (load.congested(q) || util > threshold)) {
+                if (!shared && load.congested(q)) {
                     ok = false;
                     break;
                 }
@@ -223,6 +238,16 @@ public final class CongestionRerouter {
                 if (!shared) {
                     worstAdded = Math.max(worstAdded, util);
                 }
+            }
+            if (ok && worstAdded > threshold) {
+                // Over the threshold: only worth it if it lowers the peak among the ports left.
+                double worstLeft = 0;
+                for (int q : cur) {
+                    if (!contains(alt, q)) {
+                        worstLeft = Math.max(worstLeft, load.load(q) / load.capacity(q));
+                    }
+                }
+                ok = worstAdded <= worstLeft - MIN_GAIN;
             }
             // Ports common to the alternatives (e.g. the destination's host port) can tie the
             // maximum; the ports the move adds load to break the tie, then the lower index.

@@ -20,19 +20,43 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
- * The load placed flows put on the fabric: each flow's placement and rate, and for every switch
- * egress port (links and host ports) the sum of the rates of the flows whose path crosses it and
- * the set of those flows. Every update touches only the ports of the flow's path, so no query
- * or decision scans all flows. Not thread-safe.
+ * The load placed flows put on the fabric: each flow's placement, measured rate and demand, and
+ * for every switch egress port (links and host ports) the sum of the demands of the flows whose
+ * path crosses it and the set of those flows. Every update touches only the ports of the flow's
+ * path (and, when a flow starts or stops being an elephant, the elephants of its two hosts), so
+ * no query or decision scans all flows. Not thread-safe.
+ *
+ * <h2>Demand</h2>
+ * A flow's measured rate says what it gets where it is now, not what it would take elsewhere:
+ * two TCP flows sharing a link each measure half of it, and a flow still in slow start measures
+ * little. TE plans with demand instead, after Hedera's demand estimation (NSDI'10, §4.2): an
+ * <em>elephant</em> (a flow whose measured rate reached {@link #elephantFraction()} of its
+ * source host's link rate; it stays one until it falls under half of that) is network-limited,
+ * so its demand is its fair share of its hosts' links,
+ * {@code min(source link / elephants from the source, destination link / elephants to the
+ * destination)}, or its measured rate if larger. This is the first round of Hedera's
+ * max-min estimate, exact whenever each host sends (or receives) one elephant at a time, and it
+ * only needs per-host counts, so it is kept incrementally. Other flows' demand is their
+ * measured rate. A fraction of 0 turns demand estimation off: demand = measured rate.
  */
 public final class FabricLoad {
+    /** Default {@link #elephantFraction()}: Hedera's 10 % of the host link. */
+    public static final double DEFAULT_ELEPHANT_FRACTION = 0.1;
+
     private RoutingPlan plan;
+    private double elephantFraction = DEFAULT_ELEPHANT_FRACTION;
+    private Map<MacAddress, Integer> hostIds;
+    private double[] hostCapacityBytesPerSec;
+    /** Elephants per source host and per destination host. */
+    private List<Set<PlacedFlow>> elephantsFrom;
+    private List<Set<PlacedFlow>> elephantsTo;
     private Map<ConnectPoint, Integer> portIds;
     private ConnectPoint[] ports;
     private double[] capacityBytesPerSec;
@@ -52,6 +76,11 @@ public final class FabricLoad {
         FlowPlacement placement;
         int[] path;
         RouteChoices choices;
+        int srcHost;
+        int dstHost;
+        boolean elephant;
+        /** What the flow adds to every port of its path: its demand, bytes/s. */
+        double demand;
         /** When TE last moved the flow (monotonic nanos), if {@link #moved}. */
         long movedAt;
         boolean moved;
@@ -126,6 +155,18 @@ public final class FabricLoad {
             all.add(h.location());
             caps.add(h.capacityBps());
         }
+        ImmutableMap.Builder<MacAddress, Integer> hids = ImmutableMap.builder();
+        List<FabricHost> hosts = new ArrayList<>(g.hosts());
+        this.hostCapacityBytesPerSec = new double[hosts.size()];
+        this.elephantsFrom = new ArrayList<>(hosts.size());
+        this.elephantsTo = new ArrayList<>(hosts.size());
+        for (int i = 0; i < hosts.size(); i++) {
+            hids.put(hosts.get(i).mac(), i);
+            hostCapacityBytesPerSec[i] = hosts.get(i).capacityBps() / 8.0;
+            elephantsFrom.add(new HashSet<>());
+            elephantsTo.add(new HashSet<>());
+        }
+        this.hostIds = hids.build();
         ImmutableMap.Builder<ConnectPoint, Integer> ids = ImmutableMap.builder();
         this.ports = all.toArray(new ConnectPoint[0]);
         this.capacityBytesPerSec = new double[ports.length];
@@ -162,6 +203,7 @@ public final class FabricLoad {
         PlacedFlow f = flows.get(flow);
         if (f != null) {
             unload(f);
+            dropElephant(f);
             f.placement = placement;
             f.path = path;
             f.choices = choices;
@@ -169,8 +211,17 @@ public final class FabricLoad {
             f = new PlacedFlow(flow, placement, path, choices);
             flows.put(flow, f);
         }
-        for (int p : path) {
-            load[p] += placement.rateBytesPerSec();
+        f.srcHost = hostIds.get(placement.src());
+        f.dstHost = hostIds.get(placement.dst());
+        f.demand = placement.rateBytesPerSec();
+        loadPath(f);
+        classify(f);
+    }
+
+    /** Adds a flow's demand to the ports of its path. */
+    private void loadPath(PlacedFlow f) {
+        for (int p : f.path) {
+            load[p] += f.demand;
             Set<PlacedFlow> on = flowsOnPort.get(p);
             if (on == null) {
                 on = new HashSet<>();
@@ -178,6 +229,112 @@ public final class FabricLoad {
             }
             on.add(f);
         }
+    }
+
+    /** Re-decides whether a flow is an elephant from its measured rate, then its demand. */
+    private void classify(PlacedFlow f) {
+        double rate = f.placement.rateBytesPerSec();
+        double hostRate = hostCapacityBytesPerSec[f.srcHost];
+        boolean elephant = elephantFraction > 0
+                && rate >= (f.elephant ? elephantFraction / 2 : elephantFraction) * hostRate;
+        if (elephant != f.elephant) {
+            setElephant(f, elephant);
+            // The hosts' elephant counts changed: so did their other elephants' fair shares.
+            for (PlacedFlow e : elephantsFrom.get(f.srcHost)) {
+                redemand(e);
+            }
+            for (PlacedFlow e : elephantsTo.get(f.dstHost)) {
+                redemand(e);
+            }
+        }
+        redemand(f);
+    }
+
+    private void setElephant(PlacedFlow f, boolean elephant) {
+        if (f.elephant == elephant) {
+            return;
+        }
+        f.elephant = elephant;
+        if (elephant) {
+            elephantsFrom.get(f.srcHost).add(f);
+            elephantsTo.get(f.dstHost).add(f);
+        } else {
+            elephantsFrom.get(f.srcHost).remove(f);
+            elephantsTo.get(f.dstHost).remove(f);
+        }
+    }
+
+    /** Recomputes a flow's demand and moves the difference onto its path's ports. */
+    private void redemand(PlacedFlow f) {
+        double rate = f.placement.rateBytesPerSec();
+        double demand = rate;
+        if (f.elephant) {
+            double share = Math.min(hostCapacityBytesPerSec[f.srcHost] / elephantsFrom.get(f.srcHost).size(),
+                                    hostCapacityBytesPerSec[f.dstHost] / elephantsTo.get(f.dstHost).size());
+            demand = Math.max(rate, share);
+        }
+        double delta = demand - f.demand;
+        if (delta != 0) {
+            for (int p : f.path) {
+                load[p] = Math.max(0, load[p] + delta);
+            }
+            f.demand = demand;
+        }
+    }
+
+    /**
+     * The fraction of its source host's link rate at which a flow counts as an elephant, whose
+     * demand TE estimates from its hosts' fair shares (0: demand estimation off).
+     *
+     * @return fraction in [0, 1]
+     */
+    public double elephantFraction() {
+        return elephantFraction;
+    }
+
+    /**
+     * Sets the elephant fraction and re-classifies every flow (a configuration change: scans all
+     * flows).
+     *
+     * @param fraction in [0, 1]; 0 turns demand estimation off
+     */
+    public void setElephantFraction(double fraction) {
+        checkArgument(fraction >= 0 && fraction <= 1, "elephant fraction must be in [0, 1]: %s", fraction);
+        if (fraction == elephantFraction) {
+            return;
+        }
+        elephantFraction = fraction;
+        for (PlacedFlow f : flows.values()) {
+            setElephant(f, false);
+        }
+        for (PlacedFlow f : flows.values()) {
+            redemand(f);
+        }
+        for (PlacedFlow f : flows.values()) {
+            classify(f);
+        }
+    }
+
+    /**
+     * The demand TE plans a flow with (see the class comment).
+     *
+     * @param flow the flow
+     * @return bytes/s, or empty if not placed
+     */
+    public OptionalDouble demand(FlowKey flow) {
+        PlacedFlow f = flows.get(flow);
+        return f == null ? OptionalDouble.empty() : OptionalDouble.of(f.demand);
+    }
+
+    /**
+     * Whether a placed flow counts as an elephant.
+     *
+     * @param flow the flow
+     * @return false if not placed or not an elephant
+     */
+    public boolean isElephant(FlowKey flow) {
+        PlacedFlow f = flows.get(flow);
+        return f != null && f.elephant;
     }
 
     /**
@@ -192,12 +349,8 @@ public final class FabricLoad {
         if (f == null) {
             return false;
         }
-        FlowPlacement updated = f.placement.withRate(rateBytesPerSec);
-        double delta = rateBytesPerSec - f.placement.rateBytesPerSec();
-        for (int p : f.path) {
-            load[p] = Math.max(0, load[p] + delta);
-        }
-        f.placement = updated;
+        f.placement = f.placement.withRate(rateBytesPerSec);
+        classify(f);
         return true;
     }
 
@@ -213,7 +366,22 @@ public final class FabricLoad {
             return false;
         }
         unload(f);
+        dropElephant(f);
         return true;
+    }
+
+    /** A flow leaves (or is re-placed): its hosts' other elephants get its share back. */
+    private void dropElephant(PlacedFlow f) {
+        if (!f.elephant) {
+            return;
+        }
+        setElephant(f, false);
+        for (PlacedFlow e : elephantsFrom.get(f.srcHost)) {
+            redemand(e);
+        }
+        for (PlacedFlow e : elephantsTo.get(f.dstHost)) {
+            redemand(e);
+        }
     }
 
     /** Moves a placed flow to its alternative in slot {@code slot} of its route choices. */
@@ -221,16 +389,7 @@ public final class FabricLoad {
         unload(f);
         f.placement = f.placement.withPathIndex(f.choices.indices[slot]);
         f.path = f.choices.paths[slot];
-        double rate = f.placement.rateBytesPerSec();
-        for (int p : f.path) {
-            load[p] += rate;
-            Set<PlacedFlow> on = flowsOnPort.get(p);
-            if (on == null) {
-                on = new HashSet<>();
-                flowsOnPort.set(p, on);
-            }
-            on.add(f);
-        }
+        loadPath(f);
     }
 
     PlacedFlow placed(FlowKey flow) {
@@ -239,7 +398,7 @@ public final class FabricLoad {
 
     private void unload(PlacedFlow f) {
         for (int p : f.path) {
-            load[p] = Math.max(0, load[p] - f.placement.rateBytesPerSec());
+            load[p] = Math.max(0, load[p] - f.demand);
             Set<PlacedFlow> on = flowsOnPort.get(p);
             on.remove(f);
             if (on.isEmpty()) {
@@ -315,7 +474,7 @@ public final class FabricLoad {
     }
 
     /**
-     * Estimated load on an egress port.
+     * Estimated load on an egress port: the sum of the demands of the flows crossing it.
      *
      * @param port switch egress port
      * @return bytes/s, 0 for unknown ports
@@ -395,7 +554,7 @@ public final class FabricLoad {
     }
 
     /**
-     * Load on a port for TE decisions: the larger of the flow-rate sum and the measured load.
+     * Load on a port for TE decisions: the larger of the demand sum and the measured load.
      *
      * @param port switch egress port
      * @return bytes/s, 0 for unknown ports
@@ -496,7 +655,7 @@ public final class FabricLoad {
         congested[port] = true;
     }
 
-    /** The load TE decides with: flow-rate sum, or the measured load if larger. */
+    /** The load TE decides with: demand sum, or the measured load if larger. */
     double load(int port) {
         return Math.max(load[port], measured[port]);
     }

@@ -37,11 +37,9 @@ import org.planck.app.telemetry.PortStatsPoller;
 import org.slf4j.Logger;
 
 import java.util.Dictionary;
-import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -221,16 +219,17 @@ public class PlanckTeManager implements TeService {
         return current;
     }
 
-    /** Takes threshold, hysteresis, damping and teEnabled from the network config. */
+    /** Takes threshold, hysteresis, damping, elephant threshold and teEnabled from the network config. */
     private void applySettings() {
         PlanckSettings s = configService.settings().orElse(null);
         double thresholdPct = s == null ? PlanckSettings.DEFAULT_CONGESTION_THRESHOLD_PCT : s.congestionThresholdPct();
         double hysteresisPct = s == null ? PlanckSettings.DEFAULT_HYSTERESIS_PCT : s.hysteresisPct();
         long dampingMs = s == null ? PlanckSettings.DEFAULT_REROUTE_DAMPING_MS : s.rerouteDampingMs();
+        double elephantPct = s == null ? PlanckSettings.DEFAULT_ELEPHANT_THRESHOLD_PCT : s.elephantThresholdPct();
         synchronized (lock) {
             teEnabled = s == null ? PlanckSettings.DEFAULT_TE_ENABLED : s.teEnabled();
             // A threshold above 100% of capacity can never be met by moving flows: TE aims for 100%.
-            loop.configure(Math.min(1.0, thresholdPct / 100.0), dampingMs);
+            loop.configure(Math.min(1.0, thresholdPct / 100.0), dampingMs, elephantPct / 100.0);
             applyMode();
         }
         try {
@@ -281,20 +280,13 @@ public class PlanckTeManager implements TeService {
     private void onCongestion(PlanckCongestionEvent event) {
         ConnectPoint port = event.subject();
         synchronized (lock) {
-            if (event.type() == PlanckCongestionEvent.Type.CLEARED) {
-                loop.clearCongested(port);
-                return;
-            }
-            if (mode != TeMode.PLANCK) {
+            boolean congested = event.type() != PlanckCongestionEvent.Type.CLEARED;
+            if (congested && mode != TeMode.PLANCK) {
                 return;
             }
             double u = event.utilization();
             OptionalDouble reported = u > 0 ? OptionalDouble.of(u) : OptionalDouble.empty();
-            if (!isLeader()) {
-                loop.markCongested(port, reported);
-                return;
-            }
-            loop.relieve(port, reported, event.receivedNanos());
+            loop.onNotice(port, congested, reported, isLeader(), event.receivedNanos());
         }
     }
 
@@ -310,21 +302,7 @@ public class PlanckTeManager implements TeService {
 
     // Caller holds lock.
     private void actOnPortStats(Map<ConnectPoint, PortLoad> loads, long receivedNanos) {
-        loop.reportMeasured(loads);
-        boolean leader = isLeader();
-        for (PortLoad l : loads.values()) {
-            ConnectPoint cp = l.port();
-            double u = loop.utilisation(cp);
-            if (u > loop.threshold()) {
-                if (leader) {
-                    loop.relieve(cp, OptionalDouble.of(u), receivedNanos);
-                } else {
-                    loop.markCongested(cp, OptionalDouble.of(u));
-                }
-            } else if (loop.isCongested(cp)) {
-                loop.clearCongested(cp);
-            }
-        }
+        loop.onPortLoads(loads, isLeader(), receivedNanos);
     }
 
     /**
@@ -365,11 +343,7 @@ public class PlanckTeManager implements TeService {
         synchronized (lock) {
             int n = loop.sync();
             if (mode == TeMode.PLANCK && isLeader()) {
-                Set<ConnectPoint> hot = new LinkedHashSet<>(portLoadService.congestedPorts());
-                hot.addAll(loop.portsOverThreshold());
-                for (ConnectPoint cp : hot) {
-                    loop.relieve(cp, OptionalDouble.empty(), received);
-                }
+                loop.relieveOverloaded(portLoadService.congestedPorts(), received);
             }
             return n;
         }

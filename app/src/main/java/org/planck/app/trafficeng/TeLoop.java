@@ -3,7 +3,7 @@ package org.planck.app.trafficeng;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.ConnectPoint;
 import org.planck.api.FlowKey;
-import org.planck.api.ShadowRouteService;
+import org.planck.api.FlowPlacements;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.FlowMove;
 import org.planck.api.fabric.FlowPlacement;
@@ -15,7 +15,7 @@ import org.planck.api.telemetry.FlowStateService;
 import org.planck.api.telemetry.PlanckRerouteEvent;
 import org.planck.api.telemetry.PortLoad;
 import org.planck.api.telemetry.Reroute;
-import org.planck.api.telemetry.RerouteService;
+import org.planck.api.telemetry.RerouteReporter;
 import org.planck.api.trafficeng.RerouteRejectedException;
 import org.planck.app.te.CongestionRerouter;
 import org.planck.app.te.FabricLoad;
@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,22 +44,30 @@ import static org.slf4j.LoggerFactory.getLogger;
  * The traffic-engineering loop between telemetry and shadow routes. It keeps a {@link FabricLoad}
  * in line with the live flows (rate: the largest estimate any switch reported; path: the flow's
  * placement, else its host pair's hash default), runs {@link CongestionRerouter} on a congested
- * port, and applies each move as one per-flow placement ({@link ShadowRouteService#placeFlow}: one
- * ingress-edge rule). Every move is reported to the reroute log with its decision latency (receipt
- * of the triggering telemetry to submission of the placement), which also goes to the latency sink.
+ * port, and applies each move as one per-flow placement ({@link FlowPlacements#placeFlow}: one
+ * ingress-edge rule). Every move is reported to the reroute reporter with its decision latency
+ * (receipt of the triggering telemetry to submission of the placement), which also goes to the
+ * latency sink.
  *
- * <p>Uses ONOS-facing service interfaces only, so it runs the same inside the component, in tests
- * and in benchmarks. Not thread-safe: the caller serialises all calls.</p>
+ * <p>It also holds the policy of when to act: {@link #onNotice} (a collector's congestion
+ * notice), {@link #onPortLoads} (Poll mode's port statistics) and {@link #relieveOverloaded}
+ * (ports congested or over the threshold in the load view).</p>
+ *
+ * <p>It sees the world through three narrow interfaces only, so the same class runs inside the
+ * ONOS component ({@code ShadowRouteService}, {@code FlowStateService}, {@code RerouteService}),
+ * in the lab on the emulated fabric, in tests and in benchmarks. Not thread-safe: the caller
+ * serialises all calls.</p>
  */
 public final class TeLoop {
     private final Logger log = getLogger(getClass());
-    private final ShadowRouteService routes;
+    private final FlowPlacements routes;
     private final FlowStateService flowState;
-    private final RerouteService reroutes;
+    private final RerouteReporter reroutes;
     private final LongConsumer latencyMicros;
 
     private double threshold = 0.8;
     private long dampingNanos = 100_000_000L;
+    private double elephantFraction = FabricLoad.DEFAULT_ELEPHANT_FRACTION;
     private FabricLoad load;
     private CongestionRerouter rerouter;
     /** Ports marked congested; re-marked when the load view is rebuilt for a new plan. */
@@ -74,12 +83,12 @@ public final class TeLoop {
     /**
      * Creates a loop.
      *
-     * @param routes        shadow routes and flow placements
+     * @param routes        routing plan and flow placements
      * @param flowState     live flow rates
-     * @param reroutes      reroute log and events
+     * @param reroutes      where moves are reported (reroute log and events)
      * @param latencyMicros receives each move's decision latency in µs (the metrics histogram)
      */
-    public TeLoop(ShadowRouteService routes, FlowStateService flowState, RerouteService reroutes,
+    public TeLoop(FlowPlacements routes, FlowStateService flowState, RerouteReporter reroutes,
                   LongConsumer latencyMicros) {
         this.routes = checkNotNull(routes, "routes");
         this.flowState = checkNotNull(flowState, "flowState");
@@ -88,18 +97,23 @@ public final class TeLoop {
     }
 
     /**
-     * Sets the congestion threshold and damping interval.
+     * Sets the congestion threshold, damping interval and elephant fraction.
      *
      * @param thresholdFraction fraction of port capacity, (0, 1]
      * @param dampingMillis     a moved flow stays put this long, ms, >= 0
+     * @param elephantFraction  fraction of its host link at which a flow is planned with its
+     *                          demand ({@link FabricLoad}), [0, 1]; 0 plans with measured rates
      */
-    public void configure(double thresholdFraction, long dampingMillis) {
+    public void configure(double thresholdFraction, long dampingMillis, double elephantFraction) {
         checkArgument(thresholdFraction > 0 && thresholdFraction <= 1, "threshold must be in (0, 1]");
         checkArgument(dampingMillis >= 0, "damping must be >= 0");
+        checkArgument(elephantFraction >= 0 && elephantFraction <= 1, "elephant fraction must be in [0, 1]");
         this.threshold = thresholdFraction;
         this.dampingNanos = dampingMillis * 1_000_000L;
+        this.elephantFraction = elephantFraction;
         if (rerouter != null) {
             rerouter.configure(threshold, dampingNanos);
+            load.setElephantFraction(elephantFraction);
         }
     }
 
@@ -121,6 +135,7 @@ public final class TeLoop {
         }
         if (load == null) {
             load = new FabricLoad(p);
+            load.setElephantFraction(elephantFraction);
             rerouter = new CongestionRerouter(load, threshold, dampingNanos);
             congested.forEach(rerouter::markCongested);
         } else if (load.plan() != p) {
@@ -259,7 +274,9 @@ public final class TeLoop {
 
     /**
      * Relieves a congested port: refreshes the rates of the flows the collectors saw leave by it,
-     * decides the moves and applies each as one placement.
+     * decides the moves and applies each as one placement. A port with a measured utilisation
+     * (reported now or with an earlier, unhandled congestion) is marked congested until cleared;
+     * a relief on the load view alone leaves no mark, as nothing would clear it.
      *
      * @param port          the congested egress port
      * @param utilisation   the utilisation reported with the trigger, if any (else one reported
@@ -268,10 +285,12 @@ public final class TeLoop {
      * @return the reroutes applied, in decision order
      */
     public List<Reroute> relieve(ConnectPoint port, OptionalDouble utilisation, long receivedNanos) {
-        congested.add(port);
         Double earlier = unhandled.remove(port);
         if (utilisation.isEmpty() && earlier != null) {
             utilisation = OptionalDouble.of(earlier);
+        }
+        if (utilisation.isPresent()) {
+            congested.add(port);
         }
         if (!onPlan()) {
             return List.of();
@@ -314,6 +333,89 @@ public final class TeLoop {
             done.add(r);
         }
         return done;
+    }
+
+    /**
+     * A collector's congestion notice (PLANCK mode): CLEARED lifts the port's mark; CONGESTED
+     * relieves the port now on the node that acts (the leader), and only marks it elsewhere.
+     *
+     * @param port          the port
+     * @param congested     CONGESTED (true) or CLEARED
+     * @param utilisation   the utilisation the collector measured, if any
+     * @param act           whether this node moves flows (the leader)
+     * @param receivedNanos when the notice was received
+     * @return the reroutes applied
+     */
+    public List<Reroute> onNotice(ConnectPoint port, boolean congested, OptionalDouble utilisation, boolean act,
+                                  long receivedNanos) {
+        if (!congested) {
+            clearCongested(port);
+            return List.of();
+        }
+        if (!act) {
+            markCongested(port, utilisation);
+            return List.of();
+        }
+        return relieve(port, utilisation, receivedNanos);
+    }
+
+    /**
+     * Poll mode: takes measured port loads as a floor under the flow-rate view, relieves every
+     * port over the threshold (marking it) and clears the marks of ports back under it.
+     *
+     * @param loads         polled loads by port
+     * @param act           whether this node moves flows (the leader)
+     * @param receivedNanos when the loads were read
+     * @return the reroutes applied
+     */
+    public List<Reroute> onPortLoads(Map<ConnectPoint, PortLoad> loads, boolean act, long receivedNanos) {
+        reportMeasured(loads);
+        List<Reroute> done = new ArrayList<>();
+        for (PortLoad l : loads.values()) {
+            ConnectPoint cp = l.port();
+            double u = utilisation(cp);
+            if (u > threshold) {
+                if (act) {
+                    done.addAll(relieve(cp, OptionalDouble.of(u), receivedNanos));
+                } else {
+                    markCongested(cp, OptionalDouble.of(u));
+                }
+            } else if (isCongested(cp)) {
+                clearCongested(cp);
+            }
+        }
+        return done;
+    }
+
+    /**
+     * PLANCK mode's check of the load view: relieves the given ports (e.g. ones a collector
+     * reported congested) and every port over the threshold in the view, so flows whose damping
+     * expired, or whose demand just became known, can move.
+     *
+     * @param alsoCongested ports to relieve besides those over the threshold
+     * @param receivedNanos when the triggering telemetry was received
+     * @return the reroutes applied
+     */
+    public List<Reroute> relieveOverloaded(Collection<ConnectPoint> alsoCongested, long receivedNanos) {
+        if (!onPlan()) {
+            return List.of();
+        }
+        Set<ConnectPoint> hot = new LinkedHashSet<>(alsoCongested);
+        hot.addAll(load.portsAbove(threshold));
+        List<Reroute> done = new ArrayList<>();
+        for (ConnectPoint cp : hot) {
+            done.addAll(relieve(cp, OptionalDouble.empty(), receivedNanos));
+        }
+        return done;
+    }
+
+    /**
+     * Ports marked congested (by notices or polled loads) and not cleared.
+     *
+     * @return a copy
+     */
+    public Set<ConnectPoint> congestedPorts() {
+        return new HashSet<>(congested);
     }
 
     private MacAddress shadowMac(MacAddress dst, int index) {

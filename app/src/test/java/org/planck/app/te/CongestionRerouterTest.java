@@ -150,11 +150,15 @@ public class CongestionRerouterTest {
         assertEquals(2, linkOf(1));
         te.clearCongested(link(1));
         assertFalse(te.isCongested(link(1)));
+        // Relieved on the load view alone: no mark (nothing would clear it).
+        assertFalse(te.isCongested(link(0)));
+        // Relieved on a measured utilisation: marked until cleared.
+        te.relieve(link(0), OptionalDouble.of(0.9), 1);
         assertTrue(te.isCongested(link(0)));
     }
 
     @Test
-    public void nothingMovesWhenEveryAlternativeWouldExceedTheThreshold() {
+    public void overThresholdAMoveMustLowerThePeakByTheMinimumGain() {
         put(1, S1, 0, 70);
         put(2, S1, 0, 40);
         put(3, S2, 1, 60);
@@ -163,13 +167,25 @@ public class CongestionRerouterTest {
         // 70 or 40 on top of 60 is 104% or 80%: only the 40 MB/s flow fits (exactly at threshold).
         assertEquals(1, moves.size());
         assertEquals(flow(2), moves.get(0).flow());
+
+        // Links 1 and 2 at 61: 40 more is 80.8%, over the threshold, but the peak falls from
+        // 88% to 80.8%, more than the minimum gain: it moves.
         put(2, S1, 0, 40);
         put(5, S2, 1, 1);
         put(6, S2, 2, 1);
-        FabricLoad before = load;
+        moves = new CongestionRerouter(load, 0.8, 0).relieve(link(0), OptionalDouble.empty(), 0);
+        assertEquals(1, moves.size());
+        assertEquals(flow(2), moves.get(0).flow());
+        assertEquals(0.808, moves.get(0).maxUtilisationAfter(), 1e-9);
+
+        // Links 1 and 2 at 66: 40 more is 84.8% against 88%, under the minimum gain: nothing moves.
+        put(2, S1, 0, 40);
+        put(5, S2, 1, 6);
+        put(6, S2, 2, 6);
         List<FlowMove> none = new CongestionRerouter(load, 0.8, 0).relieve(link(0), OptionalDouble.empty(), 0);
         assertTrue(none.isEmpty());
-        assertEquals(110 * MB, before.loadBytesPerSec(link(0)), 1);
+        assertEquals(110 * MB, load.loadBytesPerSec(link(0)), 1);
+        assertEquals(0, linkOf(2));
     }
 
     @Test

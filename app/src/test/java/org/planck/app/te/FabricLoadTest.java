@@ -2,6 +2,7 @@ package org.planck.app.te;
 
 import org.junit.Test;
 import org.onlab.packet.IpAddress;
+import org.onlab.packet.MacAddress;
 import org.onosproject.net.ConnectPoint;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricHost;
@@ -56,12 +57,50 @@ public class FabricLoadTest {
                           i & 0xffff, 80);
     }
 
-    /** Recomputes every port's load from the placements. */
+    /**
+     * Every flow's demand recomputed from scratch by the documented rule: an elephant gets
+     * max(rate, min(source link / elephants from the source, destination link / elephants to the
+     * destination)), any other flow its rate. Also checks the elephant marks against their
+     * hysteresis bounds.
+     */
+    private Map<FlowKey, Double> expectedDemands(FabricLoad load) {
+        Map<MacAddress, Integer> from = new HashMap<>();
+        Map<MacAddress, Integer> to = new HashMap<>();
+        Map<FlowKey, FlowPlacement> placed = load.placements();
+        double fraction = load.elephantFraction();
+        for (Map.Entry<FlowKey, FlowPlacement> e : placed.entrySet()) {
+            double hostRate = fabric.graph().host(e.getValue().src()).orElseThrow().capacityBps() / 8.0;
+            double rate = e.getValue().rateBytesPerSec();
+            if (load.isElephant(e.getKey())) {
+                assertTrue("elephant under half the fraction", rate >= fraction / 2 * hostRate);
+                from.merge(e.getValue().src(), 1, Integer::sum);
+                to.merge(e.getValue().dst(), 1, Integer::sum);
+            } else {
+                assertTrue("mouse at or over the fraction", fraction == 0 || rate < fraction * hostRate);
+            }
+        }
+        Map<FlowKey, Double> demands = new HashMap<>();
+        for (Map.Entry<FlowKey, FlowPlacement> e : placed.entrySet()) {
+            FlowPlacement p = e.getValue();
+            double demand = p.rateBytesPerSec();
+            if (load.isElephant(e.getKey())) {
+                double srcShare = fabric.graph().host(p.src()).orElseThrow().capacityBps() / 8.0 / from.get(p.src());
+                double dstShare = fabric.graph().host(p.dst()).orElseThrow().capacityBps() / 8.0 / to.get(p.dst());
+                demand = Math.max(demand, Math.min(srcShare, dstShare));
+            }
+            demands.put(e.getKey(), demand);
+        }
+        return demands;
+    }
+
+    /** Recomputes every port's load from the placements and demands. */
     private Map<ConnectPoint, Double> recount(FabricLoad load) {
         Map<ConnectPoint, Double> m = new HashMap<>();
-        for (Map.Entry<FlowKey, FlowPlacement> e : load.placements().entrySet()) {
+        Map<FlowKey, Double> demands = expectedDemands(load);
+        for (Map.Entry<FlowKey, Double> e : demands.entrySet()) {
+            assertEquals(e.getKey().toString(), e.getValue(), load.demand(e.getKey()).getAsDouble(), 1e-3);
             for (ConnectPoint p : load.pathOf(e.getKey())) {
-                m.merge(p, e.getValue().rateBytesPerSec(), Double::sum);
+                m.merge(p, e.getValue(), Double::sum);
             }
         }
         return m;
@@ -155,6 +194,8 @@ public class FabricLoadTest {
     public void relievingTheMostLoadedPortOnAFatTree() {
         Random r = new Random(3);
         FabricLoad load = new FabricLoad(plan);
+        // Measured rates only: random rates, some port just over the threshold, room to move.
+        load.setElephantFraction(0);
         // Load the fabric until some switch-to-switch link is over the threshold.
         ConnectPoint worst = null;
         for (int f = 0; worst == null; f++) {
@@ -167,6 +208,7 @@ public class FabricLoadTest {
         }
         Set<FlowKey> onWorst = new HashSet<>(load.flowsOn(worst));
         Map<FlowKey, FlowPlacement> before = load.placements();
+        Map<FlowKey, Double> demandBefore = expectedDemands(load);
         double beforeUtil = load.utilisation(worst);
         CongestionRerouter te = new CongestionRerouter(load, 0.8, 0);
         List<FlowMove> moves = te.relieve(worst, OptionalDouble.empty(), 0);
@@ -174,8 +216,9 @@ public class FabricLoadTest {
         double lastRate = Double.POSITIVE_INFINITY;
         for (FlowMove m : moves) {
             assertTrue("moved a flow not on the port", onWorst.contains(m.flow()));
-            assertTrue("largest first", m.from().rateBytesPerSec() <= lastRate);
-            lastRate = m.from().rateBytesPerSec();
+            double demand = demandBefore.get(m.flow());
+            assertTrue("largest demand first", demand <= lastRate);
+            lastRate = demand;
             assertFalse(load.pathOf(m.flow()).contains(worst));
             assertTrue(m.maxUtilisationAfter() <= 0.8 + 1e-9 || m.maxUtilisationAfter() <= beforeUtil);
         }
@@ -207,5 +250,99 @@ public class FabricLoadTest {
         assertFalse(load.markCongested(dead.src()));
         load.clearCongested(hot);
         assertFalse(load.isCongested(hot));
+    }
+
+    private FlowKey flowBetween(FabricHost s, FabricHost d, int sport) {
+        return FlowKey.of(s.ips().iterator().next(), d.ips().iterator().next(), 6, sport, 5001);
+    }
+
+    private FabricHost host(int pod, int edge, int h) {
+        return fabric.graph().host(FatTreeFabric.hostMac(pod, edge, h)).orElseThrow();
+    }
+
+    @Test
+    public void elephantsArePlannedWithTheirHostsFairShare() {
+        double line = 125e6;   // 1 Gb/s in bytes/s
+        FabricLoad load = new FabricLoad(plan);
+        FabricHost a = host(0, 0, 0);
+        FabricHost b = host(2, 0, 0);
+        FabricHost c = host(2, 1, 0);
+        FabricHost d = host(3, 0, 0);
+        FlowKey ab = flowBetween(a, b, 1);
+        FlowKey ac = flowBetween(a, c, 2);
+        FlowKey db = flowBetween(d, b, 3);
+        // Still in slow start (5% of the link): a mouse, planned with what it measures.
+        load.place(ab, FlowPlacement.of(a.mac(), b.mac(), 0, 0.05 * line));
+        assertFalse(load.isElephant(ab));
+        assertEquals(0.05 * line, load.demand(ab).getAsDouble(), 1);
+        // At 10% it is an elephant alone on its hosts: it could take the whole link.
+        load.updateRate(ab, 0.1 * line);
+        assertTrue(load.isElephant(ab));
+        assertEquals(line, load.demand(ab).getAsDouble(), 1);
+        assertEquals(line, load.loadBytesPerSec(load.pathOf(ab).get(0)), 1);
+        // A second elephant from a: each gets half of a's link.
+        load.place(ac, FlowPlacement.of(a.mac(), c.mac(), 0, 0.3 * line));
+        assertEquals(line / 2, load.demand(ab).getAsDouble(), 1);
+        assertEquals(line / 2, load.demand(ac).getAsDouble(), 1);
+        // d also sends to b: b's link is split too; measured rate above the share wins.
+        load.place(db, FlowPlacement.of(d.mac(), b.mac(), 0, 0.7 * line));
+        assertEquals(line / 2, load.demand(ab).getAsDouble(), 1);
+        assertEquals(0.7 * line, load.demand(db).getAsDouble(), 1);
+        assertConsistent(load);
+        // ac ends: ab is limited by b's link only.
+        load.remove(ac);
+        assertEquals(line / 2, load.demand(ab).getAsDouble(), 1);
+        load.remove(db);
+        assertEquals(line, load.demand(ab).getAsDouble(), 1);
+        // Hysteresis: still an elephant at 6%, a mouse again under 5%.
+        load.updateRate(ab, 0.06 * line);
+        assertTrue(load.isElephant(ab));
+        load.updateRate(ab, 0.04 * line);
+        assertFalse(load.isElephant(ab));
+        assertEquals(0.04 * line, load.demand(ab).getAsDouble(), 1);
+        assertConsistent(load);
+        // Demand estimation off: measured rates only.
+        load.updateRate(ab, 0.5 * line);
+        assertEquals(line, load.demand(ab).getAsDouble(), 1);
+        load.setElephantFraction(0);
+        assertEquals(0.5 * line, load.demand(ab).getAsDouble(), 1);
+        assertConsistent(load);
+        Expect.thrown(IllegalArgumentException.class, () -> load.setElephantFraction(1.5));
+        Expect.thrown(IllegalArgumentException.class, () -> load.setElephantFraction(-0.1));
+    }
+
+    @Test
+    public void saturatedElephantsArePulledApartOnlyWhereItPays() {
+        double line = 125e6;
+        FabricLoad load = new FabricLoad(plan);
+        FabricHost a1 = host(0, 0, 0);
+        FabricHost a2 = host(0, 0, 1);
+        FabricHost b1 = host(2, 0, 0);
+        FabricHost b2 = host(2, 0, 1);
+        FlowKey f1 = flowBetween(a1, b1, 1);
+        FlowKey f2 = flowBetween(a2, b2, 2);
+        int shared = plan.usableTrees(a1.edge(), b1.mac()).get(0).index();
+        assertEquals(shared, plan.usableTrees(a2.edge(), b2.mac()).get(0).index());
+        // Two TCP flows colliding on one path measure half the link each; each could take all of it.
+        load.place(f1, FlowPlacement.of(a1.mac(), b1.mac(), shared, line / 2));
+        load.place(f2, FlowPlacement.of(a2.mac(), b2.mac(), shared, line / 2));
+        ConnectPoint uplink = load.pathOf(f1).get(0);
+        assertEquals(2.0, load.utilisation(uplink), 1e-9);
+        CongestionRerouter te = new CongestionRerouter(load, 0.8, 0);
+        List<FlowMove> moves = te.relieve(uplink, OptionalDouble.empty(), 0);
+        // Nothing fits under 80% with a whole link of demand, but one move halves the peak.
+        assertEquals(1, moves.size());
+        assertEquals(1.0, moves.get(0).maxUtilisationAfter(), 1e-9);
+        Set<ConnectPoint> p1 = new HashSet<>(load.pathOf(f1));
+        p1.retainAll(load.pathOf(f2));
+        for (ConnectPoint p : p1) {
+            assertFalse("still sharing a link " + p, fabric.graph().link(p).isPresent());
+        }
+        for (FabricLink l : fabric.graph().links()) {
+            assertTrue(load.utilisation(l.src()) <= 1.0 + 1e-9);
+        }
+        // The other flow is alone now: moving it gains nothing, so it stays.
+        assertTrue(te.relieve(uplink, OptionalDouble.empty(), 1).isEmpty());
+        assertConsistent(load);
     }
 }

@@ -54,6 +54,8 @@ public class PlanckTeManagerTest {
         ObjectNode c = config().k(4).threshold(50).json();
         c.put("rerouteDampingMs", dampingMs);
         c.put("teEnabled", teEnabled);
+        // Plan with measured rates, so every utilisation below is exact (demand: FabricLoadTest).
+        c.put("elephantThresholdPct", 0);
         return c;
     }
 

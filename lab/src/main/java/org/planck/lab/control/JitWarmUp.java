@@ -4,26 +4,24 @@ import org.onlab.packet.IpAddress;
 import org.onosproject.net.ConnectPoint;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricHost;
-import org.planck.api.fabric.FlowMove;
-import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.MalformedBatchException;
+import org.planck.api.telemetry.RateEstimator;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.app.routing.FatTreeFabric;
 import org.planck.app.routing.InMemoryShadowMacAllocator;
 import org.planck.app.routing.ShadowRoutePlanner;
-import org.planck.app.te.CongestionRerouter;
-import org.planck.app.te.FabricLoad;
-import org.planck.lab.emu.RuleTranslation;
+import org.planck.app.trafficeng.TeLoop;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.OptionalDouble;
 
 /**
- * Runs the telemetry decoding and TE decision paths on a synthetic k=4 fat tree before the
+ * Runs the telemetry decoding and the TE loop (the lab's flow state and placements under the
+ * app's {@link TeLoop}) on a synthetic k=4 fat tree before the
  * experiment, so the first measured decisions are not taken by a cold JIT (a controller in
  * service is warm). Touches no fabric and no collector.
  */
@@ -42,18 +40,23 @@ public final class JitWarmUp {
         List<FabricHost> hosts = new ArrayList<>(plan.graph().hosts());
         TelemetryBatchCodec codec = new TelemetryBatchCodec();
         long moved = 0;
+        ConnectPoint at = ConnectPoint.deviceConnectPoint("of:0000000000000001/1");
         for (int r = 0; r < rounds; r++) {
-            FabricLoad load = new FabricLoad(plan);
-            CongestionRerouter rerouter = new CongestionRerouter(load, 0.8, 0);
+            LabFlowState flows = new LabFlowState();
+            LabPlacements placements = new LabPlacements();
+            placements.reset(plan);
+            TeLoop loop = new TeLoop(placements, flows, (type, reroute) -> { }, latency -> { });
+            loop.configure(0.8, 0, 0.1);
             StringBuilder events = new StringBuilder();
+            List<FlowKey> keys = new ArrayList<>();
             for (int x = 0; x < hosts.size(); x++) {
                 FabricHost s = hosts.get(x);
                 FabricHost d = hosts.get((x + 8) % hosts.size());
                 IpAddress sip = s.ips().iterator().next();
                 IpAddress dip = d.ips().iterator().next();
                 FlowKey f = FlowKey.of(sip, dip, 6, 10000 + x, 5001);
-                int index = plan.defaultPathIndex(s.mac(), d.mac()).orElse(0);
-                load.place(f, FlowPlacement.of(s.mac(), d.mac(), index, 60e6 + x));
+                flows.put(new FlowRecord(f, at, d.mac(), 60e6 + x, RateEstimator.TCP_SEQ, 3, 2, "w", 0));
+                keys.add(f);
                 if (events.length() > 0) {
                     events.append(',');
                 }
@@ -68,12 +71,9 @@ public final class JitWarmUp {
             } catch (MalformedBatchException e) {
                 throw new IllegalStateException("warm-up batch rejected: " + e.getMessage(), e);
             }
-            for (ConnectPoint p : load.portsAbove(0.8)) {
-                for (FlowMove m : rerouter.relieve(p, OptionalDouble.empty(), r)) {
-                    RuleTranslation.add(plan.flowRule(m.flow(), m.from().src(), m.from().dst(), m.toIndex()));
-                    moved++;
-                }
-            }
+            loop.resync(keys);
+            moved += loop.relieveOverloaded(List.of(), r).size();
+            moved += placements.drain().map(b -> b.ops.size()).orElse(0);
         }
         return moved;
     }

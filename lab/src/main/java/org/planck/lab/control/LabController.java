@@ -2,30 +2,31 @@ package org.planck.lab.control;
 
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.ConnectPoint;
-import org.onosproject.net.DeviceId;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
-import org.planck.api.fabric.FlowMove;
 import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.RuleKind;
 import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.FlowRateEvent;
+import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.IngestResult;
+import org.planck.api.telemetry.PlanckRerouteEvent;
 import org.planck.api.telemetry.PortCongestionNotice;
+import org.planck.api.telemetry.PortLoad;
+import org.planck.api.telemetry.RateEstimator;
+import org.planck.api.telemetry.Reroute;
 import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryEvent;
 import org.planck.app.routing.InMemoryShadowMacAllocator;
 import org.planck.app.routing.ShadowRoutePlanner;
-import org.planck.app.te.CongestionRerouter;
-import org.planck.app.te.FabricLoad;
+import org.planck.app.trafficeng.TeLoop;
 import org.planck.lab.emu.CounterSnapshot;
 import org.planck.lab.emu.EmulatorClient;
 import org.planck.lab.emu.EmulatorException;
 import org.planck.lab.emu.EmulatorTopology;
-import org.planck.lab.emu.RuleOp;
 import org.planck.lab.emu.RuleTranslation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,13 +34,17 @@ import org.slf4j.LoggerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -47,18 +52,26 @@ import static com.google.common.base.Preconditions.checkState;
 
 /**
  * The lab's controller: plans shadow-MAC routing for the emulated fabric with the app's
- * {@link ShadowRoutePlanner}, installs it through the emulator's control API, keeps the flows'
- * placements and rates in the app's {@link FabricLoad}, and relieves congested ports with the
- * app's {@link CongestionRerouter}: each move is one per-flow ingress rule, as in ONOS.
+ * {@link ShadowRoutePlanner}, installs it through the emulator's control API, and runs the app's
+ * {@link TeLoop} as is: the loop keeps the flows' placements and demands in the app's
+ * {@code FabricLoad}, decides with the app's {@code CongestionRerouter} and holds the policy of
+ * when to act (notices, polled loads, the load view). The lab only supplies the loop's three
+ * interfaces: live flows ({@link LabFlowState}, fed by the collector's telemetry or by rule
+ * counters), placements on the fabric ({@link LabPlacements}: one per-flow rule op per move, as
+ * one flow-mod in ONOS) and where moves are reported.
  *
- * <p>The controller is the authority on placement: a flow sits on the path its per-flow rule
- * names, else on the host pair's hash-chosen default. Telemetry and counters only update rates;
- * a flow's rate is the largest of the latest estimates of the switches that reported it.
- * Thread-safe (one lock; decisions are serialised as in the app).</p>
+ * <p>All moves of one decision round (one telemetry batch, one poll) reach the fabric in one
+ * atomic rule batch, installed off the telemetry thread so that the collector's next batch is not
+ * held up by the fabric's round trip. Thread-safe (one lock; decisions are serialised as in the
+ * app).</p>
  */
-public final class LabController implements TelemetrySink {
+public final class LabController implements TelemetrySink, AutoCloseable {
     /** Shadow paths per destination: k/2 = 2 disjoint core paths per pod pair on a k=4 fat tree, 4 trees. */
     public static final int PATHS_PER_DESTINATION = 4;
+    /** Collector id of the flow records Poll mode derives from rule counters. */
+    static final String COUNTERS = "rule-counters";
+    /** Moves kept for the moves log. */
+    public static final int MAX_MOVES_KEPT = 100_000;
 
     private static final Logger log = LoggerFactory.getLogger(LabController.class);
 
@@ -69,19 +82,28 @@ public final class LabController implements TelemetrySink {
 
     private EmulatorTopology topology;
     private RoutingPlan plan;
-    private FabricLoad load;
-    private CongestionRerouter rerouter;
-    /** Per-flow rules installed by moves: the flow's current path index. */
-    private final Map<FlowKey, Integer> movedTo = new HashMap<>();
+    private TeLoop loop;
+    private final LabFlowState flows = new LabFlowState();
+    private final LabPlacements placements = new LabPlacements();
     /** Flows the workload announced (Poll mode attributes rule counters to them). */
     private final Map<FlowKey, MacAddress[]> expected = new LinkedHashMap<>();
-    /** Ports marked congested by the controller's own view (no collector CLEARED will come). */
-    private final Set<ConnectPoint> viewMarked = new HashSet<>();
-    /** Latest collector estimate per flow and switch: a flow's rate is the largest (as in the app's TE loop). */
-    private final Map<FlowKey, Map<DeviceId, Double>> ratesBySwitch = new HashMap<>();
     private CounterSnapshot lastCounters;
+    /** Decisions of the current round (one telemetry batch or one poll). */
+    private final List<Decision> round = new ArrayList<>();
 
+    /**
+     * Installs rule batches in decision order. Bounded: when it is full the deciding thread
+     * installs the batch itself and so slows down its sources.
+     */
+    private final ThreadPoolExecutor installer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(64), r -> {
+                Thread t = new Thread(r, "lab-rule-installer");
+                t.setDaemon(true);
+                return t;
+            }, new ThreadPoolExecutor.CallerRunsPolicy());
     private final AtomicLong moves = new AtomicLong();
+    /** Every move the loop decided, in order (bounded: a run has at most a few thousand). */
+    private final List<Reroute> decidedMoves = new ArrayList<>();
     private final AtomicLong applyFailures = new AtomicLong();
     private final AtomicLong unknownFlowHosts = new AtomicLong();
     private final AtomicLong notices = new AtomicLong();
@@ -111,11 +133,11 @@ public final class LabController implements TelemetrySink {
         topology = emulator.topology();
         plan = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), PATHS_PER_DESTINATION).plan(topology.graph());
         emulator.applyRules(RuleTranslation.addAll(plan.rules()));
-        load = new FabricLoad(plan);
-        rerouter = new CongestionRerouter(load, settings.threshold(), settings.dampingMs() * 1_000_000L);
-        movedTo.clear();
-        viewMarked.clear();
-        ratesBySwitch.clear();
+        placements.reset(plan);
+        flows.clear();
+        loop = new TeLoop(placements, flows, this::reported, latencyMicros -> { });
+        loop.configure(settings.threshold(), settings.dampingMs(), settings.elephantPct() / 100.0);
+        loop.sync();
         lastCounters = null;
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
         return plan;
@@ -147,16 +169,15 @@ public final class LabController implements TelemetrySink {
     }
 
     /**
-     * A flow ended: its load leaves the view.
+     * A flow ended: it leaves the live flows and the load view (the app lets it expire).
      *
      * @param flow 5-tuple
      */
     public synchronized void flowFinished(FlowKey flow) {
         expected.remove(flow);
-        ratesBySwitch.remove(flow);
-        if (load != null) {
-            load.remove(flow);
-            rerouter.forget(flow);
+        flows.remove(flow);
+        if (loop != null) {
+            loop.resync(List.of(flow));
         }
     }
 
@@ -169,94 +190,86 @@ public final class LabController implements TelemetrySink {
      * @return index (0 for same-edge pairs)
      */
     public synchronized int pathIndex(FlowKey flow, MacAddress src, MacAddress dst) {
-        Integer moved = movedTo.get(flow);
-        return moved != null ? moved : plan.defaultPathIndex(src, dst).orElse(0);
+        return placements.placement(flow).map(FlowPlacement::pathIndex)
+                .orElseGet(() -> plan.defaultPathIndex(src, dst).orElse(0));
     }
 
     @Override
     public synchronized IngestResult ingest(TelemetryBatch batch, long receiptUs) {
         checkState(plan != null, "not installed");
+        long receivedNanos = System.nanoTime();
         int accepted = 0;
         int noDevice = 0;
         int noPort = 0;
-        List<PortCongestionNotice> congested = new ArrayList<>();
+        List<PortCongestionNotice> noticed = new ArrayList<>();
+        Set<FlowKey> touched = new LinkedHashSet<>();
         long newestSampleUs = 0;
+        long nowMs = System.currentTimeMillis();
         for (TelemetryEvent e : batch.events()) {
-            DeviceId d = e.port().deviceId();
-            if (!topology.graph().hasSwitch(d)) {
+            if (!topology.graph().hasSwitch(e.port().deviceId())) {
                 noDevice++;
                 continue;
             }
-            if (!topology.ports(d).contains(e.port().port().toLong())) {
+            if (!topology.ports(e.port().deviceId()).contains(e.port().port().toLong())) {
                 noPort++;
                 continue;
             }
             accepted++;
             if (e instanceof FlowRateEvent) {
                 FlowRateEvent f = (FlowRateEvent) e;
-                Map<DeviceId, Double> bySwitch = ratesBySwitch.computeIfAbsent(f.flow(), k -> new HashMap<>());
-                bySwitch.put(d, f.bytesPerSec());
-                observeRate(f.flow(), bySwitch.values().stream().mapToDouble(Double::doubleValue).max().orElse(0));
+                if (!knownHosts(f.flow())) {
+                    unknownFlowHosts.incrementAndGet();
+                    continue;
+                }
+                flows.put(new FlowRecord(f.flow(), f.port(), f.dstMac(), f.bytesPerSec(), f.estimator(),
+                                         f.samples(), f.lastSampleUs(), batch.collector(), nowMs));
+                touched.add(f.flow());
                 newestSampleUs = Math.max(newestSampleUs, f.lastSampleUs());
             } else if (e instanceof PortCongestionNotice) {
-                PortCongestionNotice n = (PortCongestionNotice) e;
                 notices.incrementAndGet();
-                if (n.state() == CongestionState.CONGESTED) {
-                    congested.add(n);
-                } else {
-                    rerouter.clearCongested(n.port());
-                }
+                noticed.add((PortCongestionNotice) e);
             }
         }
-        if (mode == TeMode.PLANCK) {
-            Set<ConnectPoint> handled = new HashSet<>();
-            for (PortCongestionNotice n : congested) {
-                handled.add(n.port());
-                viewMarked.remove(n.port());
-                decide(n.port(), OptionalDouble.of(n.utilization()), LoopLatencyLog.Trigger.NOTICE,
-                       n.sampleUs(), receiptUs);
+        loop.resync(touched);
+        for (PortCongestionNotice n : noticed) {
+            boolean congested = n.state() == CongestionState.CONGESTED;
+            if (congested && mode != TeMode.PLANCK) {
+                continue;
             }
-            if (newestSampleUs > 0) {
-                relieveLoadView(handled, newestSampleUs, receiptUs);
+            List<Reroute> done = loop.onNotice(n.port(), congested, OptionalDouble.of(n.utilization()), true,
+                                               receivedNanos);
+            if (congested) {
+                decided(LoopLatencyLog.Trigger.NOTICE, n.port(), n.sampleUs(), receiptUs, done, true);
             }
-            applyRound();
         }
+        if (mode == TeMode.PLANCK && newestSampleUs > 0) {
+            // New rates and demands: relieve every port congested or over threshold in the view.
+            List<Reroute> done = loop.relieveOverloaded(loop.congestedPorts(), receivedNanos);
+            decidedByPort(LoopLatencyLog.Trigger.LOAD_VIEW, newestSampleUs, receiptUs, done);
+        }
+        flushRound();
         return new IngestResult(accepted, noDevice, noPort);
     }
 
-    /**
-     * Relieves ports the controller's own load view puts above threshold, including ports a
-     * notice marked congested earlier that are still above it: notices come on transitions
-     * only, while rate estimates keep changing what a move can achieve.
-     */
-    private void relieveLoadView(Set<ConnectPoint> handled, long sampleUs, long receiptUs) {
-        for (ConnectPoint p : new ArrayList<>(viewMarked)) {
-            if (load.utilisation(p) < settings.clearLevel()) {
-                viewMarked.remove(p);
-                rerouter.clearCongested(p);
-            }
-        }
-        for (ConnectPoint p : load.portsAbove(settings.threshold())) {
-            if (handled.contains(p)) {
-                continue;
-            }
-            if (!rerouter.isCongested(p)) {
-                viewMarked.add(p);
-            }
-            decide(p, OptionalDouble.empty(), LoopLatencyLog.Trigger.LOAD_VIEW, sampleUs, receiptUs);
-        }
+    private boolean knownHosts(FlowKey flow) {
+        FabricGraph g = topology.graph();
+        Optional<FabricHost> s = g.hostByIp(flow.src());
+        Optional<FabricHost> d = g.hostByIp(flow.dst());
+        return s.isPresent() && d.isPresent() && !s.get().equals(d.get());
     }
 
     /**
      * Poll mode: feeds one counter snapshot. The first snapshot only sets the baseline; each
-     * later one yields per-port utilisation and per-flow rates over the interval, and every
-     * port above threshold is relieved, hottest first.
+     * later one yields per-flow rates (host-pair rule bytes split over the pair's unmoved flows; a
+     * moved flow's own per-flow rule) and per-port loads over the interval, which the loop acts on
+     * as the app acts on port statistics.
      *
      * @param now counters just read
-     * @return ports found above threshold
+     * @return ports whose measured utilisation is above the threshold
      */
     public synchronized int onCounters(CounterSnapshot now) {
         checkState(plan != null, "not installed");
+        long receivedNanos = System.nanoTime();
         CounterSnapshot prev = lastCounters;
         lastCounters = now;
         long dtUs = prev == null ? 0 : now.timeUs() - prev.timeUs();
@@ -264,46 +277,66 @@ public final class LabController implements TelemetrySink {
             return 0;
         }
         double seconds = dtUs / 1e6;
-        Map<String, List<FlowKey>> unmovedByPairRule = new HashMap<>();
+        Map<String, List<FlowKey>> byRule = new HashMap<>();
+        Map<FlowKey, ConnectPoint> firstHop = new HashMap<>();
         for (Map.Entry<FlowKey, MacAddress[]> e : expected.entrySet()) {
             FlowKey f = e.getKey();
-            String key = movedTo.containsKey(f) ? perFlowRuleKey(f, e.getValue()[0], e.getValue()[1])
-                    : hostPairRuleKey(e.getValue()[0], e.getValue()[1]);
-            if (key != null) {
-                unmovedByPairRule.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+            MacAddress src = e.getValue()[0];
+            MacAddress dst = e.getValue()[1];
+            Optional<FlowPlacement> placed = placements.placement(f);
+            String key = placed.isPresent()
+                    ? RuleTranslation.add(plan.flowRule(f, src, dst, placed.get().pathIndex())).ruleKey()
+                    : hostPairRuleKey(src, dst);
+            Optional<ConnectPoint> hop = firstHop(src, dst, pathIndex(f, src, dst));
+            if (key != null && hop.isPresent()) {
+                byRule.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
+                firstHop.put(f, hop.get());
             }
         }
-        for (Map.Entry<String, List<FlowKey>> e : unmovedByPairRule.entrySet()) {
+        long nowMs = System.currentTimeMillis();
+        for (Map.Entry<String, List<FlowKey>> e : byRule.entrySet()) {
             long delta = now.ruleBytes().getOrDefault(e.getKey(), 0L) - prev.ruleBytes().getOrDefault(e.getKey(), 0L);
             double rate = Math.max(0, delta) / seconds / e.getValue().size();
             for (FlowKey f : e.getValue()) {
-                observeRate(f, rate);
+                flows.put(new FlowRecord(f, firstHop.get(f), expected.get(f)[1], rate, RateEstimator.SAMPLED_BYTES,
+                                         1, now.timeUs(), COUNTERS, nowMs));
             }
         }
+        loop.resync(firstHop.keySet());
         long receiptUs = nowUs();
-        List<Map.Entry<ConnectPoint, Double>> hot = new ArrayList<>();
+        Map<ConnectPoint, PortLoad> loads = new LinkedHashMap<>();
+        int hot = 0;
         for (Map.Entry<ConnectPoint, Long> e : now.txBytes().entrySet()) {
             Optional<Long> cap = topology.graph().portCapacityBps(e.getKey());
             Long before = prev.txBytes().get(e.getKey());
             if (cap.isEmpty() || before == null) {
                 continue;
             }
-            double util = Math.max(0, e.getValue() - before) * 8.0 / seconds / cap.get();
-            if (util > settings.threshold()) {
-                hot.add(Map.entry(e.getKey(), util));
-            } else if (util < settings.clearLevel()) {
-                rerouter.clearCongested(e.getKey());
+            long bps = (long) (Math.max(0, e.getValue() - before) * 8.0 / seconds);
+            PortLoad l = new PortLoad(e.getKey(), bps, cap.get(), 0, false);
+            loads.put(e.getKey(), l);
+            if (l.utilization() > settings.threshold()) {
+                hot++;
             }
         }
         if (mode == TeMode.POLL) {
-            hot.sort((a, b) -> Double.compare(b.getValue(), a.getValue()));
-            for (Map.Entry<ConnectPoint, Double> h : hot) {
-                decide(h.getKey(), OptionalDouble.of(h.getValue()), LoopLatencyLog.Trigger.POLL,
-                       now.timeUs(), receiptUs);
-            }
-            applyRound();
+            List<Reroute> done = loop.onPortLoads(loads, true, receivedNanos);
+            decidedByPort(LoopLatencyLog.Trigger.POLL, now.timeUs(), receiptUs, done);
+            flushRound();
         }
-        return hot.size();
+        return hot;
+    }
+
+    private Optional<ConnectPoint> firstHop(MacAddress src, MacAddress dst, int index) {
+        Optional<FabricHost> s = topology.graph().host(src);
+        Optional<FabricHost> d = topology.graph().host(dst);
+        if (s.isEmpty() || d.isEmpty()) {
+            return Optional.empty();
+        }
+        if (s.get().edge().equals(d.get().edge())) {
+            return Optional.of(d.get().location());
+        }
+        return plan.path(src, dst, index).map(p -> p.egressPorts().get(0));
     }
 
     private String hostPairRuleKey(MacAddress src, MacAddress dst) {
@@ -320,26 +353,6 @@ public final class LabController implements TelemetrySink {
         return null;
     }
 
-    private String perFlowRuleKey(FlowKey f, MacAddress src, MacAddress dst) {
-        return RuleTranslation.add(plan.flowRule(f, src, dst, movedTo.get(f))).ruleKey();
-    }
-
-    private void observeRate(FlowKey flow, double bytesPerSec) {
-        if (load.updateRate(flow, bytesPerSec)) {
-            return;
-        }
-        FabricGraph g = topology.graph();
-        Optional<FabricHost> s = g.hostByIp(flow.src());
-        Optional<FabricHost> d = g.hostByIp(flow.dst());
-        if (s.isEmpty() || d.isEmpty() || s.get().equals(d.get())) {
-            unknownFlowHosts.incrementAndGet();
-            return;
-        }
-        MacAddress src = s.get().mac();
-        MacAddress dst = d.get().mac();
-        load.place(flow, FlowPlacement.of(src, dst, pathIndex(flow, src, dst), bytesPerSec));
-    }
-
     /** A decision whose moves await the round's single rule batch. */
     private static final class Decision {
         final LoopLatencyLog.Trigger trigger;
@@ -347,10 +360,10 @@ public final class LabController implements TelemetrySink {
         final long sampleUs;
         final long receiptUs;
         final long decisionUs;
-        final List<FlowMove> moves;
+        final int moves;
 
         Decision(LoopLatencyLog.Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs, long decisionUs,
-                 List<FlowMove> moves) {
+                 int moves) {
             this.trigger = trigger;
             this.port = port;
             this.sampleUs = sampleUs;
@@ -360,72 +373,108 @@ public final class LabController implements TelemetrySink {
         }
     }
 
-    /** Decisions of the current round (one telemetry batch or one poll). */
-    private final List<Decision> round = new ArrayList<>();
-
-    /** One TE decision on a port; its moves join the round's rule batch. */
-    private void decide(ConnectPoint port, OptionalDouble utilisation, LoopLatencyLog.Trigger trigger,
-                        long sampleUs, long receiptUs) {
-        List<FlowMove> chosen = rerouter.relieve(port, utilisation, System.nanoTime());
+    /**
+     * Notes one decision on a port: with moves it joins the round; without, a notice's decision
+     * is logged at once (it closed its loop with nothing to move).
+     */
+    private void decided(LoopLatencyLog.Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs,
+                         List<Reroute> done, boolean logIfNone) {
         long decisionUs = nowUs();
-        if (chosen.isEmpty()) {
-            if (trigger != LoopLatencyLog.Trigger.LOAD_VIEW) {
-                latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, -1, -1, 0));
-            }
-            return;
+        if (!done.isEmpty()) {
+            round.add(new Decision(trigger, port, sampleUs, receiptUs, decisionUs, done.size()));
+        } else if (logIfNone) {
+            latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, -1, -1, 0));
         }
-        round.add(new Decision(trigger, port, sampleUs, receiptUs, decisionUs, chosen));
     }
 
-    /**
-     * Installs every move of the round as per-flow ingress rules in one atomic batch: one
-     * round trip to the fabric however many ports were relieved.
-     */
-    private void applyRound() {
-        if (round.isEmpty()) {
+    /** Notes the moves of a multi-port decision, one decision per relieved port. */
+    private void decidedByPort(LoopLatencyLog.Trigger trigger, long sampleUs, long receiptUs, List<Reroute> done) {
+        Map<ConnectPoint, List<Reroute>> byPort = new LinkedHashMap<>();
+        for (Reroute r : done) {
+            byPort.computeIfAbsent(r.congestedPort().orElseThrow(), k -> new ArrayList<>()).add(r);
+        }
+        byPort.forEach((port, rs) -> decided(trigger, port, sampleUs, receiptUs, rs, false));
+    }
+
+    /** Hands the round's placements to the installer as one rule batch. Caller holds the lock. */
+    private void flushRound() {
+        Optional<LabPlacements.Batch> batch = placements.drain();
+        List<Decision> decisions = new ArrayList<>(round);
+        round.clear();
+        if (batch.isEmpty()) {
             return;
         }
-        // A flow moved twice in one round: only its last target is installed.
-        Map<FlowKey, FlowMove> last = new LinkedHashMap<>();
-        for (Decision d : round) {
-            for (FlowMove m : d.moves) {
-                last.put(m.flow(), m);
-            }
-        }
-        List<RuleOp> ops = new ArrayList<>(last.size());
-        for (FlowMove m : last.values()) {
-            ops.add(RuleTranslation.add(plan.flowRule(m.flow(), m.from().src(), m.from().dst(), m.toIndex())));
-        }
+        installer.execute(() -> install(batch.get(), decisions));
+    }
+
+    /** Installer thread: one rule batch, then the latency records, or the undo on refusal. */
+    private void install(LabPlacements.Batch batch, List<Decision> decisions) {
         long appliedUs;
         long answeredUs;
         try {
-            appliedUs = emulator.applyRules(ops);
+            appliedUs = emulator.applyRules(batch.ops);
             answeredUs = nowUs();
         } catch (EmulatorException e) {
-            // The fabric did not take the moves: the view must not pretend it did.
-            applyFailures.incrementAndGet();
-            for (int i = round.size() - 1; i >= 0; i--) {
-                for (FlowMove m : round.get(i).moves) {
-                    load.place(m.flow(), m.from());
-                }
+            synchronized (this) {
+                applyFailures.incrementAndGet();
+                log.warn("Installing {} moves failed: {}", batch.ops.size(), e.getMessage());
+                // The fabric did not take the moves: the view must not pretend it did.
+                loop.resync(placements.undo(batch));
             }
-            log.warn("Installing {} moves failed: {}", ops.size(), e.getMessage());
-            round.clear();
             return;
         }
-        for (Decision d : round) {
-            for (FlowMove m : d.moves) {
-                movedTo.put(m.flow(), m.toIndex());
-            }
-            moves.addAndGet(d.moves.size());
+        for (Decision d : decisions) {
+            moves.addAndGet(d.moves);
             latencies.record(new LoopLatencyLog.Entry(d.trigger, d.port, d.sampleUs, d.receiptUs, d.decisionUs,
-                                                      appliedUs, answeredUs, d.moves.size()));
+                                                      appliedUs, answeredUs, d.moves));
         }
-        round.clear();
     }
 
     /**
-     * Flows moved by TE so far.
+     * Waits until every rule batch handed to the installer so far has been answered by the fabric.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public void awaitInstalled() throws InterruptedException {
+        try {
+            installer.submit(() -> { }).get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("rule installer failed", e.getCause());
+        }
+    }
+
+    @Override
+    public void close() {
+        installer.shutdown();
+        try {
+            if (!installer.awaitTermination(5, TimeUnit.SECONDS)) {
+                installer.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            installer.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The loop's reroute reporter: keeps the move for the run's moves log. */
+    private void reported(PlanckRerouteEvent.Type type, Reroute r) {
+        log.debug("{}: {}", type, r);
+        if (decidedMoves.size() < MAX_MOVES_KEPT) {
+            decidedMoves.add(r);
+        }
+    }
+
+    /**
+     * Every move the TE loop decided so far (including any the fabric then refused), oldest first.
+     *
+     * @return a copy, at most {@value #MAX_MOVES_KEPT}
+     */
+    public synchronized List<Reroute> decidedMoves() {
+        return new ArrayList<>(decidedMoves);
+    }
+
+    /**
+     * Flows moved by TE so far (moves the fabric confirmed).
      *
      * @return count
      */
@@ -461,13 +510,13 @@ public final class LabController implements TelemetrySink {
     }
 
     /**
-     * Load view utilisation of a port (for reports and tests).
+     * Load view utilisation of a port (for reports and tests): demand sum or measured load.
      *
      * @param port egress port
      * @return fraction of capacity
      */
     public synchronized double utilisation(ConnectPoint port) {
-        return load == null ? 0 : load.utilisation(port);
+        return loop == null ? 0 : loop.utilisation(port);
     }
 
     /**

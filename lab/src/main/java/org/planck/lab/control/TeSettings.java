@@ -4,7 +4,8 @@ import static com.google.common.base.Preconditions.checkArgument;
 
 /**
  * Traffic-engineering and collector settings of a lab run: the same knobs the ONOS app's config
- * has (congestion threshold and hysteresis, damping, poll interval, flow report interval).
+ * has (congestion threshold and hysteresis, damping, elephant threshold, poll interval, flow
+ * report interval).
  */
 public final class TeSettings {
     private final double thresholdPct;
@@ -12,6 +13,7 @@ public final class TeSettings {
     private final long dampingMs;
     private final long pollIntervalMs;
     private final double flowReportIntervalMs;
+    private final double elephantPct;
 
     /**
      * Settings.
@@ -21,29 +23,37 @@ public final class TeSettings {
      * @param dampingMs            a moved flow stays put this long, >= 0
      * @param pollIntervalMs       Poll mode's counter period, > 0
      * @param flowReportIntervalMs collector's flow-rate batch period, [1, 1000]
+     * @param elephantPct          % of its host link at which TE plans a flow with its demand, [0, 100]
      */
     public TeSettings(double thresholdPct, double hysteresisPct, long dampingMs, long pollIntervalMs,
-                      double flowReportIntervalMs) {
+                      double flowReportIntervalMs, double elephantPct) {
         checkArgument(thresholdPct > 0 && thresholdPct <= 100, "threshold must be in (0, 100]: %s", thresholdPct);
         checkArgument(hysteresisPct >= 0 && hysteresisPct < thresholdPct, "hysteresis must be in [0, threshold)");
         checkArgument(dampingMs >= 0, "damping must be >= 0");
         checkArgument(pollIntervalMs > 0, "poll interval must be > 0");
         checkArgument(flowReportIntervalMs >= 1 && flowReportIntervalMs <= 1000,
                       "flow report interval must be in [1, 1000] ms");
+        checkArgument(elephantPct >= 0 && elephantPct <= 100, "elephant threshold must be in [0, 100]");
         this.thresholdPct = thresholdPct;
         this.hysteresisPct = hysteresisPct;
         this.dampingMs = dampingMs;
         this.pollIntervalMs = pollIntervalMs;
         this.flowReportIntervalMs = flowReportIntervalMs;
+        this.elephantPct = elephantPct;
     }
 
     /**
-     * Defaults: 80% threshold, 5% hysteresis, 100 ms damping, 100 ms polls, 5 ms flow reports.
+     * Defaults, the app's: 80% threshold, 5% hysteresis, 100 ms damping, 100 ms polls, 5 ms flow
+     * reports, elephants from 10% of the host link.
      *
      * @return settings
      */
     public static TeSettings defaults() {
-        return new TeSettings(80, 5, 100, 100, 5);
+        return new TeSettings(80, 5, 100, 100, 5, 10);
+    }
+
+    public double elephantPct() {
+        return elephantPct;
     }
 
     public double thresholdPct() {

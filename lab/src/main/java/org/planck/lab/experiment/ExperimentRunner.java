@@ -356,6 +356,8 @@ public final class ExperimentRunner {
             if (endpoint != null) {
                 endpoint.attach(null);
             }
+            // Rule batches still in flight are answered (or refused) before the run is read.
+            controller.close();
         }
         FabricStatus status = emu.status();
         results.sort(Comparator.comparingLong(FlowResult::id));
@@ -363,7 +365,7 @@ public final class ExperimentRunner {
                  controller.moves(), status.maxLagUs());
         return new RunResult(workload, mode, linkBps, results, latencies.entries(), controller.moves(),
                              controller.notices(), status.maxLagUs(), status.unmatched(), status.mirrorFrames(),
-                             status.mirrorDrops());
+                             status.mirrorDrops(), controller.decidedMoves());
     }
 
     private static void start(EmulatorClient emu, LabController controller, List<FlowSpec> flows,

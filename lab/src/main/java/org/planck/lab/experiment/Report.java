@@ -4,6 +4,7 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
+import org.planck.api.telemetry.Reroute;
 import org.planck.lab.control.LoopLatencyLog;
 
 import java.io.IOException;
@@ -29,6 +30,7 @@ public final class Report {
     public static final String MARKDOWN = "report.md";
     public static final String SUMMARY_CSV = "throughput.csv";
     public static final String FLOWS_CSV = "flows.csv";
+    public static final String MOVES_CSV = "moves.csv";
     public static final String LOOP_CSV = "loop-latency.csv";
     public static final String LOOP_PNG = "loop-latency-cdf.png";
 
@@ -69,6 +71,7 @@ public final class Report {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(SUMMARY_CSV), summaryCsv(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(FLOWS_CSV), flowsCsv(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(MOVES_CSV), movesCsv(), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(LOOP_CSV), loopCsv(), StandardCharsets.UTF_8);
         for (Workload w : workloads()) {
             BitmapEncoder.saveBitmap(throughputCdf(w), dir.resolve(cdfFile(w)).toString(),
@@ -125,6 +128,24 @@ public final class Report {
                     .append(',').append(fmt(r.medianThroughputBps() / 1e6)).append(',').append(pct)
                     .append(',').append(r.moves()).append(',').append(r.maxLagUs()).append(',')
                     .append(r.unmatched()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** Every TE move: when (wall clock, ms), which flow, off which port, from and to which path. */
+    private String movesCsv() {
+        StringBuilder sb = new StringBuilder(
+                "workload,mode,time_ms,src,dst,proto,sport,dport,congested_port,from_path,to_path,decision_latency_us\n");
+        for (RunResult r : results) {
+            for (Reroute m : r.moveLog()) {
+                sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(m.timeMillis())
+                        .append(',').append(m.flow().src()).append(',').append(m.flow().dst()).append(',')
+                        .append(m.flow().proto()).append(',').append(m.flow().srcPort()).append(',')
+                        .append(m.flow().dstPort()).append(',')
+                        .append(m.congestedPort().map(Object::toString).orElse("")).append(',')
+                        .append(m.fromPath()).append(',').append(m.toPath()).append(',')
+                        .append(m.decisionLatencyMicros()).append('\n');
+            }
         }
         return sb.toString();
     }
@@ -255,7 +276,8 @@ public final class Report {
         }
         sb.append("\n![loop latency](").append(LOOP_PNG).append(")\n");
         sb.append("\nFiles: `").append(SUMMARY_CSV).append("` (this table), `").append(FLOWS_CSV)
-                .append("` (every flow), `").append(LOOP_CSV).append("` (every TE decision).\n");
+                .append("` (every flow), `").append(LOOP_CSV).append("` (every TE decision), `").append(MOVES_CSV)
+                .append("` (every flow TE moved).\n");
         return sb.toString();
     }
 

@@ -1,6 +1,7 @@
 package org.planck.lab.experiment;
 
 import com.google.common.collect.ImmutableList;
+import org.planck.api.telemetry.Reroute;
 import org.planck.lab.control.LoopLatencyLog;
 
 import java.util.Arrays;
@@ -21,6 +22,7 @@ public final class RunResult {
     private final long unmatched;
     private final long mirrorFrames;
     private final long mirrorDrops;
+    private final List<Reroute> moveLog;
 
     /**
      * A result.
@@ -36,10 +38,11 @@ public final class RunResult {
      * @param unmatched    packets no rule matched
      * @param mirrorFrames mirror frames written
      * @param mirrorDrops  packets the mirror ports dropped
+     * @param moveLog      every move TE decided, oldest first
      */
     public RunResult(Workload workload, RoutingMode mode, long linkBps, List<FlowResult> flows,
                      List<LoopLatencyLog.Entry> decisions, long moves, long notices, long maxLagUs,
-                     long unmatched, long mirrorFrames, long mirrorDrops) {
+                     long unmatched, long mirrorFrames, long mirrorDrops, List<Reroute> moveLog) {
         this.workload = workload;
         this.mode = mode;
         this.linkBps = linkBps;
@@ -51,6 +54,16 @@ public final class RunResult {
         this.unmatched = unmatched;
         this.mirrorFrames = mirrorFrames;
         this.mirrorDrops = mirrorDrops;
+        this.moveLog = ImmutableList.copyOf(moveLog);
+    }
+
+    /**
+     * Every move TE decided in the run, oldest first.
+     *
+     * @return moves
+     */
+    public List<Reroute> moveLog() {
+        return moveLog;
     }
 
     public Workload workload() {

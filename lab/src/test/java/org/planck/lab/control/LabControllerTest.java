@@ -136,6 +136,9 @@ public class LabControllerTest {
         IngestResult r = c.ingest(codec.decode(body.getBytes(StandardCharsets.UTF_8)), now + 500);
         assertEquals(3, r.accepted());
         assertEquals(1, r.unknownDevice());
+        // The rules go to the fabric off the telemetry thread; the view has the move already.
+        assertNotEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
+        c.awaitInstalled();
 
         assertEquals(2, fabric.ruleBatches().size());
         JsonNode ops = fabric.ruleBatches().get(1).get("ops");
@@ -165,6 +168,29 @@ public class LabControllerTest {
         assertTrue(e.answeredUs() >= e.decisionUs());
         assertTrue(e.appliedUs() > 0);
         assertNotEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
+    }
+
+    @Test
+    public void movesTheFabricRefusesAreUndoneInTheView() throws Exception {
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        RoutingPlan plan = c.install();
+        MacAddress[] m = new MacAddress[4];
+        FlowKey[] f = collidingFlows(plan, m);
+        ConnectPoint uplink = firstHop(plan, plan.graph().host(m[0]).get(), plan.graph().host(m[1]).get());
+        fabric.refuseRules();
+        long now = LabController.nowUs();
+        c.ingest(codec.decode(batch(1, flowRate(f[0], uplink, 70e6, now) + "," + flowRate(f[1], uplink, 50e6, now)
+                + "," + congested(uplink, 0.96, now, now)).getBytes(StandardCharsets.UTF_8)), now);
+        c.awaitInstalled();
+        assertEquals("the move was sent", 2, fabric.ruleBatches().size());
+        assertEquals(1, c.applyFailures());
+        assertEquals(0, c.moves());
+        // Both flows are back on their default path in the view, as in the fabric.
+        assertEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
+        assertEquals(plan.defaultPathIndex(m[2], m[3]).getAsInt(), c.pathIndex(f[1], m[2], m[3]));
+        assertEquals(2.0, c.utilisation(uplink), 1e-9);
+        assertEquals(0, latencies.entries().size());
+        c.close();
     }
 
     @Test
@@ -211,7 +237,9 @@ public class LabControllerTest {
                 + "," + congested(uplink, 0.96, now, now)).getBytes(StandardCharsets.UTF_8)), now);
         assertEquals(1, fabric.ruleBatches().size());
         assertEquals(0, c.moves());
-        assertEquals(120e6 / 125e6, c.utilisation(uplink), 1e-9);
+        // The view still tracks them: two elephants, each alone on its hosts, each demanding a
+        // whole 1 Gb/s link (125 MB/s) although they measure 70 and 50 MB/s.
+        assertEquals(2.0, c.utilisation(uplink), 1e-9);
     }
 
     @Test
@@ -232,11 +260,13 @@ public class LabControllerTest {
         Thread.sleep(30);
         CounterSnapshot s = emu.counters();
         assertTrue(c.onCounters(s) >= 1);
+        c.awaitInstalled();
         assertEquals(1, c.moves());
         assertEquals(LoopLatencyLog.Trigger.POLL, latencies.entries().get(latencies.entries().size() - 1).trigger());
         assertEquals(s.timeUs(), latencies.entries().get(latencies.entries().size() - 1).sampleUs());
         Thread.sleep(30);
         c.onCounters(emu.counters());
+        c.awaitInstalled();
         // However often the (stale) estimates move them, the two flows no longer share a port.
         List<String> p0 = fabric.path(m[0].toString(), m[1].toString(), f[0].src().toString(),
                                       f[0].dst().toString(), 40001, 5001);

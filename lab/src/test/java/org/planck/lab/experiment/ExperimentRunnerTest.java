@@ -62,7 +62,7 @@ public class ExperimentRunnerTest {
             };
         };
         ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(16L << 20)
-                .te(new TeSettings(80, 5, 50, 10, 5)).mirrorInterface("plk-test0");
+                .te(new TeSettings(80, 5, 50, 10, 5, 10)).mirrorInterface("plk-test0");
         ExperimentRunner runner = new ExperimentRunner(launcher, endpoint, new CollectorClient(collector.control()),
                                                        options, RunProgress.NONE);
         results = runner.runAll(List.of(Workload.STRIDE8),
@@ -111,6 +111,7 @@ public class ExperimentRunnerTest {
         double stat = result(RoutingMode.STATIC).meanThroughputBps();
         assertTrue(result(RoutingMode.POLL).moves() > 0);
         assertTrue(result(RoutingMode.PLANCK).moves() > 0);
+        assertTrue(result(RoutingMode.PLANCK).moveLog().size() >= result(RoutingMode.PLANCK).moves());
         // Poll acts on interval averages 10 ms old: it must not do worse than no TE.
         assertTrue("poll " + result(RoutingMode.POLL).meanThroughputBps() + " vs static " + stat,
                    result(RoutingMode.POLL).meanThroughputBps() > 0.97 * stat);
@@ -156,5 +157,11 @@ public class ExperimentRunnerTest {
         assertTrue(Files.size(dir.resolve(Report.cdfFile(Workload.STRIDE8))) > 1000);
         assertTrue(Files.size(dir.resolve(Report.LOOP_PNG)) > 1000);
         assertEquals(1 + 64, Files.readAllLines(dir.resolve(Report.FLOWS_CSV)).size());
+        // One line per move TE decided, Poll's and PlanckTE's.
+        List<String> moves = Files.readAllLines(dir.resolve(Report.MOVES_CSV));
+        assertEquals(1 + result(RoutingMode.POLL).moveLog().size() + result(RoutingMode.PLANCK).moveLog().size(),
+                     moves.size());
+        assertTrue(moves.stream().skip(1).allMatch(l -> l.startsWith("stride8,Poll-100ms,")
+                                                        || l.startsWith("stride8,PlanckTE,")));
     }
 }
