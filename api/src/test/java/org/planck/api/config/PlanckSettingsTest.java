@@ -43,6 +43,7 @@ public class PlanckSettingsTest {
         assertTrue(s.teEnabled());
         assertEquals(100, s.rerouteDampingMs());
         assertEquals(5, s.flowReportIntervalMs());
+        assertEquals(PlanckSettings.DEFAULT_ELEPHANT_THRESHOLD_PCT, s.elephantThresholdPct(), 0);
         assertEquals(2, s.collectors().size());
         CollectorConfig c1 = s.collector("c1").get();
         assertEquals(IpAddress.valueOf("10.0.0.100"), c1.address());
@@ -110,6 +111,11 @@ public class PlanckSettingsTest {
         rejects("teEnabled must be true or false", n -> n.put("teEnabled", "yes"));
         rejects("rerouteDampingMs must be in [0, 60000]", n -> n.put("rerouteDampingMs", -5));
         rejects("flowReportIntervalMs must be in [1, 1000]", n -> n.put("flowReportIntervalMs", 0));
+        rejects("elephantThresholdPct must be in [0, 100]", n -> n.put("elephantThresholdPct", -1));
+        rejects("elephantThresholdPct must be in [0, 100]", n -> n.put("elephantThresholdPct", 101));
+        rejects("elephantThresholdPct must be a number", n -> n.put("elephantThresholdPct", "10"));
+        assertEquals(0.0, PlanckSettings.parse(example.deepCopy().put("elephantThresholdPct", 0))
+                .elephantThresholdPct(), 0);
         rejects("unknown field congestionThreshold", n -> n.put("congestionThreshold", 50));
         rejects("collectors must be an array", n -> n.put("collectors", "c1"));
     }
