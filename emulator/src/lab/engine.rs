@@ -189,6 +189,8 @@ pub struct FabricEngine {
     max_lag_us: u64,
     unmatched: u64,
     misdelivered: u64,
+    /// Data packets that reached their receiver a second time (not acknowledged).
+    duplicates: u64,
     mirror_frames: u64,
     mirror_drops: u64,
     sink_errors: u64,
@@ -262,6 +264,7 @@ impl FabricEngine {
             max_lag_us: 0,
             unmatched: 0,
             misdelivered: 0,
+            duplicates: 0,
             mirror_frames: 0,
             mirror_drops: 0,
             sink_errors: 0,
@@ -530,6 +533,15 @@ impl FabricEngine {
             self.misdelivered += 1;
             return;
         }
+        if pkt.seq < f.expected {
+            // A second copy of delivered data (a go-back-N resend that crossed the original's
+            // ACK). It is not acknowledged: its ACK would repeat the last one, and a sender
+            // counting that as a duplicate ACK goes back again, resends more copies, and can
+            // keep itself in spurious fast retransmits for seconds (DSACK-aware senders ignore
+            // such ACKs for the same reason).
+            self.duplicates += 1;
+            return;
+        }
         if pkt.seq == f.expected {
             f.expected += 1;
         }
@@ -737,6 +749,7 @@ impl FabricEngine {
             "timeslots": self.now, "unmatched": self.unmatched,
             "mirrorFrames": self.mirror_frames, "mirrorDrops": self.mirror_drops,
             "sinkErrors": self.sink_errors, "misdelivered": self.misdelivered,
+            "duplicates": self.duplicates,
             "slotNs": self.slot_ns})
     }
 }

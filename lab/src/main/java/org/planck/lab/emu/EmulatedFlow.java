@@ -14,6 +14,8 @@ public final class EmulatedFlow {
     private final long finishUs;
     private final long sentBytes;
     private final boolean done;
+    private final long retransmits;
+    private final long timeouts;
 
     /**
      * A flow's state.
@@ -26,9 +28,11 @@ public final class EmulatedFlow {
      * @param finishUs  emulator finish time (meaningful if done)
      * @param sentBytes bytes delivered so far
      * @param done      whether all bytes were delivered
+     * @param retransmits packets the sender sent again
+     * @param timeouts  retransmission timeouts the sender took
      */
     public EmulatedFlow(long id, String src, String dst, long bytes, long startUs, long finishUs,
-                        long sentBytes, boolean done) {
+                        long sentBytes, boolean done, long retransmits, long timeouts) {
         this.id = id;
         this.src = src;
         this.dst = dst;
@@ -37,6 +41,16 @@ public final class EmulatedFlow {
         this.finishUs = finishUs;
         this.sentBytes = sentBytes;
         this.done = done;
+        this.retransmits = retransmits;
+        this.timeouts = timeouts;
+    }
+
+    public long retransmits() {
+        return retransmits;
+    }
+
+    public long timeouts() {
+        return timeouts;
     }
 
     public long id() {

@@ -132,7 +132,8 @@ public final class EmulatorClient {
             out.add(new EmulatedFlow(f.path("id").asLong(), f.path("src").asText(), f.path("dst").asText(),
                                      f.path("bytes").asLong(), f.path("startUs").asLong(),
                                      f.path("finishUs").asLong(), f.path("sentBytes").asLong(),
-                                     f.path("done").asBoolean(false)));
+                                     f.path("done").asBoolean(false), f.path("retransmits").asLong(0),
+                                     f.path("timeouts").asLong(0)));
         }
         return out;
     }

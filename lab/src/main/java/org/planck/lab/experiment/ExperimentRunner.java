@@ -336,7 +336,7 @@ public final class ExperimentRunner {
                     }
                     running.remove(f.id());
                     results.add(new FlowResult(f.id(), f.src(), f.dst(), f.bytes(), f.startUs(),
-                                               f.finishUs().getAsLong()));
+                                               f.finishUs().getAsLong(), f.retransmits(), f.timeouts()));
                     controller.flowFinished(keys.get(f.id()));
                     progress.flowFinished();
                     Deque<FlowSpec> seq = bySource.get(spec.src().toString().toLowerCase());

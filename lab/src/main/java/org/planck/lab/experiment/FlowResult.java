@@ -10,6 +10,8 @@ public final class FlowResult {
     private final long bytes;
     private final long startUs;
     private final long finishUs;
+    private final long retransmits;
+    private final long timeouts;
 
     /**
      * A result.
@@ -20,14 +22,27 @@ public final class FlowResult {
      * @param bytes    size
      * @param startUs  emulator start time
      * @param finishUs emulator finish time
+     * @param retransmits packets the sender sent again
+     * @param timeouts retransmission timeouts the sender took
      */
-    public FlowResult(long id, String src, String dst, long bytes, long startUs, long finishUs) {
+    public FlowResult(long id, String src, String dst, long bytes, long startUs, long finishUs, long retransmits,
+                      long timeouts) {
         this.id = id;
         this.src = src;
         this.dst = dst;
         this.bytes = bytes;
         this.startUs = startUs;
         this.finishUs = finishUs;
+        this.retransmits = retransmits;
+        this.timeouts = timeouts;
+    }
+
+    public long retransmits() {
+        return retransmits;
+    }
+
+    public long timeouts() {
+        return timeouts;
     }
 
     public long id() {

@@ -151,13 +151,15 @@ public final class Report {
     }
 
     private String flowsCsv() {
-        StringBuilder sb = new StringBuilder("workload,mode,id,src,dst,bytes,start_us,finish_us,throughput_mbps\n");
+        StringBuilder sb = new StringBuilder(
+                "workload,mode,id,src,dst,bytes,start_us,finish_us,throughput_mbps,retransmits,timeouts\n");
         for (RunResult r : results) {
             for (FlowResult f : r.flows()) {
                 sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(f.id())
                         .append(',').append(f.src()).append(',').append(f.dst()).append(',').append(f.bytes())
                         .append(',').append(f.startUs()).append(',').append(f.finishUs()).append(',')
-                        .append(fmt(f.throughputBps() / 1e6)).append('\n');
+                        .append(fmt(f.throughputBps() / 1e6)).append(',').append(f.retransmits()).append(',')
+                        .append(f.timeouts()).append('\n');
             }
         }
         return sb.toString();
