@@ -38,13 +38,17 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * two TCP flows sharing a link each measure half of it, and a flow still in slow start measures
  * little. TE plans with demand instead, after Hedera's demand estimation (NSDI'10, §4.2): an
  * <em>elephant</em> (a flow whose measured rate reached {@link #elephantFraction()} of its
- * source host's link rate; it stays one until it falls under half of that) is network-limited,
+ * source host's link rate; it stays one until it leaves, as a flow locked out of a queue
+ * measures almost nothing yet still wants its share) is network-limited,
  * so its demand is its fair share of its hosts' links,
  * {@code min(source link / elephants from the source, destination link / elephants to the
- * destination)}, or its measured rate if larger. This is the first round of Hedera's
- * max-min estimate, exact whenever each host sends (or receives) one elephant at a time, and it
- * only needs per-host counts, so it is kept incrementally. Other flows' demand is their
- * measured rate. A fraction of 0 turns demand estimation off: demand = measured rate.
+ * destination)}. This is the first round of Hedera's max-min estimate, exact whenever each host
+ * sends (or receives) one elephant at a time, and it only needs per-host counts, so it is kept
+ * incrementally. An elephant's measured rate is deliberately not used: TCP rates swing (slow
+ * start, losses, one flow locking another out of a shared queue), while the fair share changes
+ * only when elephants come and go, so decisions taken on it do not chase the swings back and
+ * forth. Other flows' demand is their measured rate. A fraction of 0 turns demand estimation
+ * off: demand = measured rate.
  */
 public final class FabricLoad {
     /** Default {@link #elephantFraction()}: Hedera's 10 % of the host link. */
@@ -235,8 +239,9 @@ public final class FabricLoad {
     private void classify(PlacedFlow f) {
         double rate = f.placement.rateBytesPerSec();
         double hostRate = hostCapacityBytesPerSec[f.srcHost];
-        boolean elephant = elephantFraction > 0
-                && rate >= (f.elephant ? elephantFraction / 2 : elephantFraction) * hostRate;
+        // Once an elephant, always one until the flow leaves: a TCP flow locked out of a queue
+        // measures almost nothing, yet it still wants its share.
+        boolean elephant = elephantFraction > 0 && (f.elephant || rate >= elephantFraction * hostRate);
         if (elephant != f.elephant) {
             setElephant(f, elephant);
             // The hosts' elephant counts changed: so did their other elephants' fair shares.
@@ -271,7 +276,7 @@ public final class FabricLoad {
         if (f.elephant) {
             double share = Math.min(hostCapacityBytesPerSec[f.srcHost] / elephantsFrom.get(f.srcHost).size(),
                                     hostCapacityBytesPerSec[f.dstHost] / elephantsTo.get(f.dstHost).size());
-            demand = Math.max(rate, share);
+            demand = share;
         }
         double delta = demand - f.demand;
         if (delta != 0) {
