@@ -54,13 +54,17 @@ public class PlanckTeManagerTest {
         ObjectNode c = config().k(4).threshold(50).json();
         c.put("rerouteDampingMs", dampingMs);
         c.put("teEnabled", teEnabled);
-        // Plan with measured rates, so every utilisation below is exact (demand: FabricLoadTest).
+        // Plan with measured rates, so every utilisation below is exact (demand: its own test).
         c.put("elephantThresholdPct", 0);
         return c;
     }
 
     private void start(long dampingMs, boolean teEnabled, String mode) {
-        bed = new TeLoopBed(cfg(dampingMs, teEnabled), mode);
+        start(cfg(dampingMs, teEnabled), mode);
+    }
+
+    private void start(ObjectNode config, String mode) {
+        bed = new TeLoopBed(config, mode);
         bed.reroutes.addListener(events::add);
         // Pod 0 to pod 2: four cross-pod shadow paths, two per uplink of the source edge.
         src = bed.host(0, 0, 0);
@@ -150,6 +154,35 @@ public class PlanckTeManagerTest {
         assertEquals(b, log.get(0).flow());
         assertFalse(assertSteered(b, log.get(0)).egressPorts().contains(up));
         assertFalse(bed.flowRule(src.edge(), a).isPresent());
+    }
+
+    @Test
+    public void loadSyncPlansElephantsWithTheirDemand() {
+        ObjectNode c = cfg(100, true);
+        c.remove("elephantThresholdPct");
+        start(c, "PLANCK");
+        FlowKey a = flow(1);
+        FlowKey b = flow(2);
+        ConnectPoint up = uplink();
+        // 24% + 12% = 36% measured, under the 50% threshold: the telemetry view sees no congestion.
+        bed.ingest(List.of(rate(a, up, RATE), rate(b, up, RATE * 0.5)));
+        assertEquals(0, bed.reroutes.rerouteCount());
+        // But both are elephants of the same hosts: each demands half the hosts' 10 Gb/s links,
+        // 100% of the uplink between them. The load sync relieves it: one flow moves, which
+        // brings the uplink to 50%, and the other stays.
+        bed.te.syncNow();
+        assertEquals(1, bed.reroutes.rerouteCount());
+        Reroute r = bed.reroutes.recent(1).get(0);
+        List<ConnectPoint> stayed = defaultPath().egressPorts();
+        assertTrue(stayed.contains(r.congestedPort().orElseThrow()));
+        // The two paths now share only the destination's host port.
+        List<ConnectPoint> shared = new ArrayList<>(assertSteered(r.flow(), r).egressPorts());
+        shared.retainAll(stayed);
+        assertEquals(List.of(stayed.get(stayed.size() - 1)), shared);
+        assertTrue("exactly one of the two has a per-flow rule",
+                   bed.flowRule(src.edge(), a).isPresent() ^ bed.flowRule(src.edge(), b).isPresent());
+        bed.te.syncNow();
+        assertEquals("nothing more to gain", 1, bed.reroutes.rerouteCount());
     }
 
     /** A moved flow's new path gets congested further along: with damping it stays put. */

@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -87,6 +88,13 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     private final LabPlacements placements = new LabPlacements();
     /** Flows the workload announced (Poll mode attributes rule counters to them). */
     private final Map<FlowKey, MacAddress[]> expected = new LinkedHashMap<>();
+    /**
+     * Flows that ended. Estimates of them still in flight from the collector are ignored, or the
+     * ended flow would come back as a ghost elephant holding its hosts' shares (the app forgets a
+     * flow when its records expire; the lab knows the moment it ends). At most the run's flows.
+     */
+    private final Set<FlowKey> finished = new HashSet<>();
+    private final AtomicLong lateEstimates = new AtomicLong();
     private CounterSnapshot lastCounters;
     /** Decisions of the current round (one telemetry batch or one poll). */
     private final List<Decision> round = new ArrayList<>();
@@ -135,6 +143,7 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         emulator.applyRules(RuleTranslation.addAll(plan.rules()));
         placements.reset(plan);
         flows.clear();
+        finished.clear();
         loop = new TeLoop(placements, flows, this::reported, latencyMicros -> { });
         loop.configure(settings.threshold(), settings.dampingMs(), settings.elephantPct() / 100.0);
         loop.sync();
@@ -175,6 +184,7 @@ public final class LabController implements TelemetrySink, AutoCloseable {
      */
     public synchronized void flowFinished(FlowKey flow) {
         expected.remove(flow);
+        finished.add(flow);
         flows.remove(flow);
         if (loop != null) {
             loop.resync(List.of(flow));
@@ -219,6 +229,10 @@ public final class LabController implements TelemetrySink, AutoCloseable {
                 FlowRateEvent f = (FlowRateEvent) e;
                 if (!knownHosts(f.flow())) {
                     unknownFlowHosts.incrementAndGet();
+                    continue;
+                }
+                if (finished.contains(f.flow())) {
+                    lateEstimates.incrementAndGet();
                     continue;
                 }
                 flows.put(new FlowRecord(f.flow(), f.port(), f.dstMac(), f.bytesPerSec(), f.estimator(),
@@ -498,6 +512,15 @@ public final class LabController implements TelemetrySink, AutoCloseable {
      */
     public long unknownFlowHosts() {
         return unknownFlowHosts.get();
+    }
+
+    /**
+     * Flow-rate estimates that arrived after their flow had ended (ignored).
+     *
+     * @return count
+     */
+    public long lateEstimates() {
+        return lateEstimates.get();
     }
 
     /**

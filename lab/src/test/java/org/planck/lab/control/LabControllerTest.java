@@ -194,6 +194,26 @@ public class LabControllerTest {
     }
 
     @Test
+    public void anEndedFlowDoesNotComeBackFromLateEstimates() throws Exception {
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        RoutingPlan plan = c.install();
+        MacAddress[] m = new MacAddress[4];
+        FlowKey[] f = collidingFlows(plan, m);
+        ConnectPoint uplink = firstHop(plan, plan.graph().host(m[0]).get(), plan.graph().host(m[1]).get());
+        long now = LabController.nowUs();
+        c.ingest(codec.decode(batch(1, flowRate(f[0], uplink, 70e6, now)).getBytes(StandardCharsets.UTF_8)), now);
+        assertEquals(1.0, c.utilisation(uplink), 1e-9);
+        c.flowFinished(f[0]);
+        assertEquals(0.0, c.utilisation(uplink), 0);
+        // An estimate the collector sent before it saw the end arrives now: ignored, counted.
+        c.ingest(codec.decode(batch(2, flowRate(f[0], uplink, 70e6, now)).getBytes(StandardCharsets.UTF_8)),
+                 now + 10);
+        assertEquals(0.0, c.utilisation(uplink), 0);
+        assertEquals(1, c.lateEstimates());
+        c.close();
+    }
+
+    @Test
     public void rejectedBatchOverHttpChangesNothing() throws Exception {
         LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
         RoutingPlan plan = c.install();
