@@ -168,23 +168,30 @@ public class CongestionRerouterTest {
         assertEquals(1, moves.size());
         assertEquals(flow(2), moves.get(0).flow());
 
-        // Links 1 and 2 at 61: 40 more is 80.8%, over the threshold, but the peak falls from
-        // 88% to 80.8%, more than the minimum gain: it moves.
-        put(2, S1, 0, 40);
-        put(5, S2, 1, 1);
-        put(6, S2, 2, 1);
+        // Link 0 carries 80 + 60 (112%); links 1 and 2 carry 45 each. 80 more would make 100%
+        // (12 points better: under the minimum gain); 60 more makes 84%, over the threshold but
+        // 28 points under the 112% it leaves: it moves, and link 0 is at 64%.
+        load.remove(flow(1));
+        load.remove(flow(2));
+        load.remove(flow(3));
+        load.remove(flow(4));
+        put(1, S1, 0, 80);
+        put(2, S1, 0, 60);
+        put(5, S2, 1, 45);
+        put(6, S2, 2, 45);
         moves = new CongestionRerouter(load, 0.8, 0).relieve(link(0), OptionalDouble.empty(), 0);
         assertEquals(1, moves.size());
         assertEquals(flow(2), moves.get(0).flow());
-        assertEquals(0.808, moves.get(0).maxUtilisationAfter(), 1e-9);
+        assertEquals(0.84, moves.get(0).maxUtilisationAfter(), 1e-9);
+        assertEquals(80 * MB, load.loadBytesPerSec(link(0)), 1);
 
-        // Links 1 and 2 at 66: 40 more is 84.8% against 88%, under the minimum gain: nothing moves.
-        put(2, S1, 0, 40);
-        put(5, S2, 1, 6);
-        put(6, S2, 2, 6);
+        // Links 1 and 2 at 66: 60 more is 100.8% against 112%, under the minimum gain: nothing moves.
+        put(2, S1, 0, 60);
+        put(5, S2, 1, 66);
+        put(6, S2, 2, 66);
         List<FlowMove> none = new CongestionRerouter(load, 0.8, 0).relieve(link(0), OptionalDouble.empty(), 0);
         assertTrue(none.isEmpty());
-        assertEquals(110 * MB, load.loadBytesPerSec(link(0)), 1);
+        assertEquals(140 * MB, load.loadBytesPerSec(link(0)), 1);
         assertEquals(0, linkOf(2));
     }
 
