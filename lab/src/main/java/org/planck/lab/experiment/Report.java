@@ -243,6 +243,24 @@ public final class Report {
                 sb.append('\n');
             }
         }
+        if (modes.contains(RoutingMode.PLANCK)) {
+            sb.append("\nPlanckTE against the baselines (mean flow throughput; Planck's result: within a few % of "
+                      + "Optimal, ahead of polling and static hashing):\n\n"
+                      + "| workload | PlanckTE % of Optimal | ahead of Poll-100ms | ahead of Static |\n"
+                      + "|---|---:|---|---|\n");
+            for (Workload w : workloads()) {
+                RunResult te = find(w, RoutingMode.PLANCK);
+                if (te == null) {
+                    continue;
+                }
+                RunResult opt = find(w, RoutingMode.OPTIMAL);
+                sb.append("| ").append(w.label()).append(" | ")
+                        .append(opt == null || opt.meanThroughputBps() == 0 ? "-"
+                                : fmt(100 * te.meanThroughputBps() / opt.meanThroughputBps()))
+                        .append(" | ").append(ahead(te, find(w, RoutingMode.POLL))).append(" | ")
+                        .append(ahead(te, find(w, RoutingMode.STATIC))).append(" |\n");
+            }
+        }
         sb.append("\nRuns: flows moved by TE, emulator lag and loss\n\n")
                 .append("| workload | mode | flows | moves | notices | max lag (us) | unmatched | mirror frames | mirror drops |\n")
                 .append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -281,6 +299,15 @@ public final class Report {
                 .append("` (every flow), `").append(LOOP_CSV).append("` (every TE decision), `").append(MOVES_CSV)
                 .append("` (every flow TE moved).\n");
         return sb.toString();
+    }
+
+    /** "yes (+x %)" or "no (-x %)" of PlanckTE's mean against a baseline's; "-" without one. */
+    private static String ahead(RunResult te, RunResult baseline) {
+        if (baseline == null || baseline.meanThroughputBps() == 0) {
+            return "-";
+        }
+        double pct = 100 * (te.meanThroughputBps() / baseline.meanThroughputBps() - 1);
+        return (pct > 0 ? "yes (+" : "no (") + fmt(pct) + " %)";
     }
 
     private XYChart throughputCdf(Workload w) {

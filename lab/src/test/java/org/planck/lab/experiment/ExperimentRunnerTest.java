@@ -151,6 +151,9 @@ public class ExperimentRunnerTest {
         assertTrue(md.contains("| stride(8) |"));
         assertTrue(md.contains("1 Gb/s"));
         assertTrue(md.contains("| PlanckTE | sample → applied (loop) |"));
+        // The comparison the experiment is for, with the sign of each difference.
+        assertTrue(md, md.matches("(?s).*\\| stride\\(8\\) \\| [0-9.]+ \\| (yes \\(\\+|no \\()[0-9.-]+ %\\) \\| "
+                                  + "(yes \\(\\+|no \\()[0-9.-]+ %\\) \\|.*"));
         List<String> csv = Files.readAllLines(dir.resolve(Report.SUMMARY_CSV));
         assertEquals(5, csv.size());
         assertTrue(csv.get(4).startsWith("stride8,Optimal,1000000000,16,"));
