@@ -299,6 +299,7 @@ impl<D: Decoder> Worker<D> {
     }
 
     /// The full key of a staged frame, decoded again.
+    #[inline(never)]
     fn full_key(&self, f: &CapturedFrame<'_>) -> FlowKey {
         match self.decode_sample(f) {
             Ok((key, _, _)) => key,

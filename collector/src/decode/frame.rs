@@ -16,7 +16,7 @@ const IPPROTO_UDP: u8 = 17;
 pub struct MirroredFrameDecoder;
 
 impl Decoder for MirroredFrameDecoder {
-    #[inline]
+    #[inline(always)]
     fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<Record, DecodeError> {
         decode_frame(frame, vlan_hint).map(Record::Packet)
     }
@@ -30,7 +30,7 @@ impl Decoder for MirroredFrameDecoder {
 /// etherparse's lax slicing, [`decode_frame_sliced`], which is the reference: both
 /// give the same answer for every frame the fast path takes (property test and the
 /// `frame_decoder` fuzz target check it).
-#[inline]
+#[inline(always)]
 pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample, DecodeError> {
     match decode_common_ipv4(frame, vlan_hint) {
         Some(s) => Ok(s),
@@ -118,7 +118,8 @@ fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSamp
 }
 
 /// Decode any frame with etherparse's lax slicing (the general path and the reference
-/// for the fast path).
+/// for the fast path). Out of line: it is the rare case.
+#[inline(never)]
 pub fn decode_frame_sliced(
     frame: &[u8],
     vlan_hint: Option<u16>,
