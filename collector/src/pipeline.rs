@@ -12,7 +12,7 @@ use crate::decode::{DecodeError, Decoder, Record, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
 use crate::flow::estimator::{SampleOutcome, SeqStep, WindowParams};
-use crate::flow::{CompactKey, FlowKey, FlowTable, FlowView, NO_PORT};
+use crate::flow::{CompactKey, FlowKey, FlowTable, FlowView, NO_PORT, NO_SLOT};
 use crate::forwarding::{CompiledMap, SwitchIdx};
 use crate::metrics::{Metrics, WorkerCounters};
 
@@ -80,18 +80,11 @@ impl<'a> CapturedFrame<'a> {
     }
 }
 
-/// A frame decoded and keyed, not yet applied to any state.
-#[derive(Clone, Copy, Debug)]
-enum Staged {
-    Flow(FlowSample),
-    Skipped(DecodeError),
-    UnknownSwitch,
-}
-
-/// What the flow's state needs from a sample, kept small (staged frames are copied
-/// around): the compact key and its hash, the counter the sample carries, and the MAC
-/// the flow's data goes to. The full key is decoded again from the frame in the rare
-/// cases that need it (a new flow, confirming an IPv6 match).
+/// A frame decoded and keyed, not yet applied to any state: what the flow's state needs
+/// from the sample, kept small (40 bytes; staged frames are copied around): the compact
+/// key and its hash, the counter the sample carries, and the MAC the flow's data goes
+/// to. The full key is decoded again from the frame in the rare cases that need it (a
+/// new flow, confirming an IPv6 match).
 #[derive(Clone, Copy, Debug)]
 struct FlowSample {
     ck: CompactKey,
@@ -113,6 +106,31 @@ enum SampleKind {
     TcpAck,
     /// UDP or another protocol: sampled bytes only.
     Untracked,
+    /// Skipped frames (only `kind` is set).
+    Malformed,
+    NotIp,
+    UnknownSwitch,
+}
+
+impl FlowSample {
+    const fn skipped(kind: SampleKind) -> FlowSample {
+        FlowSample {
+            ck: CompactKey::EMPTY,
+            hash: 0,
+            counter: 0,
+            payload_len: 0,
+            data_mac: [0; 6],
+            kind,
+        }
+    }
+
+    #[inline(always)]
+    fn is_flow(&self) -> bool {
+        !matches!(
+            self.kind,
+            SampleKind::Malformed | SampleKind::NotIp | SampleKind::UnknownSwitch
+        )
+    }
 }
 
 /// Flows examined for expiry per tick: bounds the work of one tick.
@@ -209,7 +227,7 @@ impl<D: Decoder> Worker<D> {
             data: frame,
         };
         let staged = self.stage(&f);
-        self.apply(&staged, &f);
+        self.apply(&staged, NO_SLOT, &f);
     }
 
     /// Handle captured frames in order, exactly as [`Worker::on_frame`] on each would,
@@ -219,24 +237,26 @@ impl<D: Decoder> Worker<D> {
     /// prefetched PREFETCH_AHEAD frames before, keeping many misses in flight at once.
     pub fn on_frames(&mut self, frames: &[CapturedFrame<'_>]) {
         let n = frames.len();
-        let mut ring = [Staged::UnknownSwitch; STAGE_RING];
+        let mut ring = [FlowSample::skipped(SampleKind::UnknownSwitch); STAGE_RING];
+        // The slot each staged frame's index entry pointed to when its hot line was
+        // prefetched: a hint that spares probing the index again.
+        let mut hints = [NO_SLOT; STAGE_RING];
         for i in 0..n + STAGE_RING {
             // Frame i - STAGE_RING leaves the ring before frame i takes its place.
             if i >= STAGE_RING {
                 let j = i - STAGE_RING;
-                let st = ring[j % STAGE_RING];
-                self.apply(&st, &frames[j]);
+                self.apply(&ring[j % STAGE_RING], hints[j % STAGE_RING], &frames[j]);
             }
-            if i >= PREFETCH_AHEAD
-                && i - PREFETCH_AHEAD < n
-                && let Staged::Flow(s) = &ring[(i - PREFETCH_AHEAD) % STAGE_RING]
-            {
-                self.flows.prefetch_flow(s.hash);
+            if i >= PREFETCH_AHEAD && i - PREFETCH_AHEAD < n {
+                let k = (i - PREFETCH_AHEAD) % STAGE_RING;
+                if ring[k].is_flow() {
+                    hints[k] = self.flows.prefetch_flow(ring[k].hash);
+                }
             }
             if i < n {
                 let st = self.stage(&frames[i]);
-                if let Staged::Flow(s) = &st {
-                    self.flows.prefetch_index(s.hash);
+                if st.is_flow() {
+                    self.flows.prefetch_index(st.hash);
                 }
                 ring[i % STAGE_RING] = st;
             }
@@ -249,17 +269,18 @@ impl<D: Decoder> Worker<D> {
     fn decode_sample(
         &self,
         f: &CapturedFrame<'_>,
-    ) -> Result<(FlowKey, Transport, [u8; 6]), Staged> {
+    ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
         let p = match self.decoder.decode(f.data, f.vlan_hint) {
             Ok(Record::Packet(p)) => p,
-            Err(e) => return Err(Staged::Skipped(e)),
+            Err(DecodeError::Malformed(_)) => return Err(SampleKind::Malformed),
+            Err(DecodeError::NotIp) => return Err(SampleKind::NotIp),
         };
         let switch = match p.vlan {
             Some(v) => self.map.switch_for_vlan(v),
             None => f.iface_switch,
         };
         let Some(switch) = switch else {
-            return Err(Staged::UnknownSwitch);
+            return Err(SampleKind::UnknownSwitch);
         };
         // A pure ACK's ack number measures the reverse direction, whose frames go to
         // this ack's source MAC.
@@ -272,10 +293,10 @@ impl<D: Decoder> Worker<D> {
 
     /// Decode a frame and find the flow it updates: no state changes.
     #[inline(always)]
-    fn stage(&self, f: &CapturedFrame<'_>) -> Staged {
+    fn stage(&self, f: &CapturedFrame<'_>) -> FlowSample {
         let (key, transport, data_mac) = match self.decode_sample(f) {
             Ok(d) => d,
-            Err(staged) => return staged,
+            Err(kind) => return FlowSample::skipped(kind),
         };
         let ck = self.flows.compact_key(&key);
         let (kind, counter, payload_len) = match transport {
@@ -288,14 +309,14 @@ impl<D: Decoder> Worker<D> {
                 (SampleKind::Untracked, 0, payload_len)
             }
         };
-        Staged::Flow(FlowSample {
+        FlowSample {
             ck,
             hash: self.flows.hash_compact(&ck),
             counter,
             payload_len,
             data_mac,
             kind,
-        })
+        }
     }
 
     /// The full key of a staged frame, decoded again.
@@ -310,13 +331,13 @@ impl<D: Decoder> Worker<D> {
     }
 
     #[inline(always)]
-    fn apply(&mut self, staged: &Staged, f: &CapturedFrame<'_>) {
+    fn apply(&mut self, s: &FlowSample, hint: u32, f: &CapturedFrame<'_>) {
         self.counters.packets += 1;
-        match staged {
-            Staged::Flow(s) => self.on_sample(s, f),
-            Staged::Skipped(DecodeError::Malformed(_)) => self.counters.decode_errors += 1,
-            Staged::Skipped(DecodeError::NotIp) => self.counters.non_ip += 1,
-            Staged::UnknownSwitch => self.counters.unknown_vlan += 1,
+        match s.kind {
+            SampleKind::Malformed => self.counters.decode_errors += 1,
+            SampleKind::NotIp => self.counters.non_ip += 1,
+            SampleKind::UnknownSwitch => self.counters.unknown_vlan += 1,
+            _ => self.on_sample(s, hint, f),
         }
     }
 
@@ -324,9 +345,12 @@ impl<D: Decoder> Worker<D> {
     /// usable sequence numbers inside an open window, touches only the flow's index
     /// entry and hot line, with integer arithmetic; everything else is out of line.
     #[inline(always)]
-    fn on_sample(&mut self, s: &FlowSample, f: &CapturedFrame<'_>) {
+    fn on_sample(&mut self, s: &FlowSample, hint: u32, f: &CapturedFrame<'_>) {
         let ts_ns = f.ts_ns;
-        let slot = match self.flows.find(s.hash, s.ck, || self.full_key(f)) {
+        let slot = match self
+            .flows
+            .find_hinted(hint, s.hash, s.ck, || self.full_key(f))
+        {
             Some(slot) => slot,
             None => match self.insert_flow(s, f) {
                 Some(slot) => slot,
@@ -448,6 +472,8 @@ impl<D: Decoder> Worker<D> {
                 };
                 self.after_seq(slot, switch, o, coverage, b, ts_ns);
             }
+            // Skipped frames never reach a flow (apply counts them).
+            SampleKind::Malformed | SampleKind::NotIp | SampleKind::UnknownSwitch => {}
             SampleKind::Untracked => {
                 cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
                 if cold

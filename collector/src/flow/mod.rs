@@ -61,6 +61,8 @@ pub struct RateEstimate {
 }
 
 pub const NO_PORT: u32 = u32::MAX;
+/// No slot (a prefetch that found no index entry).
+pub const NO_SLOT: u32 = u32::MAX;
 
 /// A [`FlowKey`] in 16 bytes, for the flow's hot cache line. IPv4 keys are exact (both
 /// addresses, ports, protocol, switch); an IPv6 key carries a seeded digest of its
@@ -73,6 +75,10 @@ pub struct CompactKey {
 }
 
 impl CompactKey {
+    /// Matches no flow's key (bit 1 of `rest` is never set in one): the key of a free
+    /// slot.
+    pub const EMPTY: CompactKey = CompactKey { addrs: 0, rest: 2 };
+
     #[inline(always)]
     pub fn is_v6(&self) -> bool {
         self.rest & 1 != 0
@@ -354,14 +360,37 @@ impl FlowTable {
     }
 
     /// Start loading the hot line of the flow of `hash` (if its index entry is already
-    /// known) into the cache. Only a hint: changes nothing.
+    /// known) into the cache. Changes nothing; returns the slot prefetched (or NO_SLOT),
+    /// a hint for [`FlowTable::find_hinted`].
     #[inline(always)]
-    pub fn prefetch_flow(&self, hash: u64) {
+    pub fn prefetch_flow(&self, hash: u64) -> u32 {
         if let Some(slot) = self.index.first_tag_match(hash)
             && let Some(st) = self.hot.get(slot as usize)
         {
             prefetch(st);
+            return slot;
         }
+        NO_SLOT
+    }
+
+    /// [`FlowTable::find`], trying `hint` (any slot number, or NO_SLOT) first: an IPv4
+    /// compact key is exact, unique among live flows, and a free slot's key is
+    /// [`CompactKey::EMPTY`], so a slot holding the key is the flow's.
+    #[inline(always)]
+    pub fn find_hinted(
+        &self,
+        hint: u32,
+        hash: u64,
+        ck: CompactKey,
+        key: impl Fn() -> FlowKey,
+    ) -> Option<u32> {
+        if !ck.is_v6()
+            && let Some(h) = self.hot.get(hint as usize)
+            && h.key == ck
+        {
+            return Some(hint);
+        }
+        self.find(hash, ck, key)
     }
 
     /// Slot of the flow with compact key `ck` (hash `hash`); `key` gives the full key,
@@ -455,6 +484,7 @@ impl FlowTable {
         let st = self.cold[slot as usize].clone();
         let hash = self.hash_compact(&self.hot[slot as usize].key);
         self.index.remove(hash, slot);
+        self.hot[slot as usize].key = CompactKey::EMPTY;
         self.live[slot as usize] = false;
         self.free.push(slot);
         st
