@@ -8,7 +8,7 @@ use arc_swap::ArcSwap;
 
 use crate::capture::FrameMeta;
 use crate::capture::afpacket::DELIVERY_BATCH;
-use crate::decode::{DecodeError, Decoder, Record, Transport};
+use crate::decode::{DecodeError, Decoder, PacketSample, Record, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
 use crate::flow::estimator::{SampleOutcome, SeqStep, WindowParams};
@@ -270,14 +270,22 @@ impl<D: Decoder> Worker<D> {
         &self,
         f: &CapturedFrame<'_>,
     ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
-        let p = match self.decoder.decode(f.data, f.vlan_hint) {
-            Ok(Record::Packet(p)) => p,
-            Err(DecodeError::Malformed(_)) => return Err(SampleKind::Malformed),
-            Err(DecodeError::NotIp) => return Err(SampleKind::NotIp),
-        };
+        match self.decoder.decode(f.data, f.vlan_hint) {
+            Ok(Record::Packet(p)) => self.key_of(&p, f.iface_switch),
+            Err(DecodeError::Malformed(_)) => Err(SampleKind::Malformed),
+            Err(DecodeError::NotIp) => Err(SampleKind::NotIp),
+        }
+    }
+
+    #[inline(always)]
+    fn key_of(
+        &self,
+        p: &PacketSample,
+        iface_switch: Option<SwitchIdx>,
+    ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
         let switch = match p.vlan {
             Some(v) => self.map.switch_for_vlan(v),
-            None => f.iface_switch,
+            None => iface_switch,
         };
         let Some(switch) = switch else {
             return Err(SampleKind::UnknownSwitch);
@@ -291,10 +299,24 @@ impl<D: Decoder> Worker<D> {
         Ok((FlowKey { switch, tuple }, p.transport, data_mac))
     }
 
-    /// Decode a frame and find the flow it updates: no state changes.
+    /// Decode a frame and find the flow it updates: no state changes. The decoder's
+    /// fast path is inlined here; every other frame goes out of line.
     #[inline(always)]
     fn stage(&self, f: &CapturedFrame<'_>) -> FlowSample {
-        let (key, transport, data_mac) = match self.decode_sample(f) {
+        match self.decoder.decode_common(f.data, f.vlan_hint) {
+            Some(p) => self.sample_of(self.key_of(&p, f.iface_switch)),
+            None => self.stage_general(f),
+        }
+    }
+
+    #[inline(never)]
+    fn stage_general(&self, f: &CapturedFrame<'_>) -> FlowSample {
+        self.sample_of(self.decode_sample(f))
+    }
+
+    #[inline(always)]
+    fn sample_of(&self, d: Result<(FlowKey, Transport, [u8; 6]), SampleKind>) -> FlowSample {
+        let (key, transport, data_mac) = match d {
             Ok(d) => d,
             Err(kind) => return FlowSample::skipped(kind),
         };
