@@ -43,7 +43,7 @@ impl Default for WorkerConfig {
 /// prefetched when it is decoded, its flow's hot line PREFETCH_AHEAD frames later, and
 /// it is applied PREFETCH_AHEAD frames after that. Long enough to cover a last-level
 /// cache miss with other frames' work, short enough that the lines stay in L1.
-pub const PREFETCH_AHEAD: usize = 8;
+pub const PREFETCH_AHEAD: usize = 16;
 const STAGE_RING: usize = 2 * PREFETCH_AHEAD;
 
 /// One captured frame, for [`Worker::on_frames`].

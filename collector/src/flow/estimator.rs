@@ -490,6 +490,38 @@ mod tests {
     }
 
     #[test]
+    fn window_length_follows_the_last_rate() {
+        let p = params();
+        let mut r = SequenceRate::default();
+        r.on_sample(0, 0, 100, &p);
+        // 2 MB/s: the next window is 10 kB / 2 MB/s = 5 ms long.
+        assert_eq!(
+            r.on_sample(2_000, 1_000_000, 100, &p).0,
+            SampleOutcome::RateUpdated
+        );
+        assert_eq!(
+            r.on_sample(4_000, 2_000_000, 100, &p).0,
+            SampleOutcome::Accepted
+        );
+        assert_eq!(
+            r.on_sample(10_000, 5_999_999, 100, &p).0,
+            SampleOutcome::Accepted
+        );
+        let (o, cov) = r.on_sample(12_000, 6_000_000, 100, &p);
+        assert_eq!(o, SampleOutcome::RateUpdated);
+        assert_eq!(
+            cov,
+            Some(WindowCoverage {
+                covered_bytes: 10_000,
+                sampled_bytes: 300
+            })
+        );
+        assert_eq!(r.rate_samples(), 4);
+        assert_eq!(r.samples(), 5);
+        assert!((r.lifetime_rate().unwrap() - 2e6).abs() < 1e-6);
+    }
+
+    #[test]
     fn no_rate_inside_first_window() {
         let p = params();
         let mut r = SequenceRate::default();

@@ -23,8 +23,8 @@ fn addr_bits(a: &std::net::IpAddr) -> u128 {
     }
 }
 
-/// Three word-sized writes instead of the field-by-field derive: this hash runs for
-/// every sample.
+/// Three word-sized writes instead of the field-by-field derive. (The flow table hashes
+/// the [`CompactKey`] instead.)
 impl std::hash::Hash for FlowKey {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         let t = &self.tuple;
@@ -680,6 +680,90 @@ mod tests {
     fn hot_state_is_one_cache_line() {
         assert_eq!(std::mem::size_of::<FlowHot>(), 64);
         assert_eq!(std::mem::align_of::<FlowHot>(), 64);
+    }
+
+    fn key6(src_last: u8, sport: u16) -> FlowKey {
+        let mut s = [0u8; 16];
+        s[0] = 0xfd;
+        s[15] = src_last;
+        FlowKey {
+            switch: 0,
+            tuple: FiveTuple {
+                src: IpAddr::V6(s.into()),
+                dst: IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+                proto: 6,
+                sport,
+                dport: 80,
+            },
+        }
+    }
+
+    #[test]
+    fn compact_keys_tell_every_field_apart() {
+        let t = FlowTable::with_capacity(4);
+        let base = key(1);
+        let mut variants = vec![base];
+        let mut k = base;
+        k.switch = 1;
+        variants.push(k);
+        let mut k = base;
+        k.tuple.proto = 17;
+        variants.push(k);
+        let mut k = base;
+        k.tuple.dport = 81;
+        variants.push(k);
+        variants.push(FlowKey {
+            switch: 0,
+            tuple: base.tuple.reversed(),
+        });
+        variants.push(key6(1, 1));
+        variants.push(key6(2, 1));
+        let cks: Vec<CompactKey> = variants.iter().map(|k| t.compact_key(k)).collect();
+        for i in 0..cks.len() {
+            assert_ne!(cks[i], CompactKey::EMPTY);
+            for j in 0..i {
+                assert_ne!(cks[i], cks[j], "{:?} vs {:?}", variants[i], variants[j]);
+            }
+        }
+        assert!(!cks[0].is_v6() && cks[5].is_v6());
+    }
+
+    #[test]
+    fn ipv6_flows_are_confirmed_by_full_key() {
+        let mut t = FlowTable::with_capacity(8);
+        let a = t
+            .get_or_insert(key6(1, 5), [0; 6], NO_PORT, true, 0)
+            .unwrap();
+        let b = t
+            .get_or_insert(key6(2, 5), [0; 6], NO_PORT, true, 0)
+            .unwrap();
+        assert_ne!(a, b);
+        assert_eq!(
+            t.get_or_insert(key6(1, 5), [0; 6], NO_PORT, true, 0),
+            Some(a)
+        );
+        // A hint is never taken for an IPv6 key: the full key decides.
+        let ck = t.compact_key(&key6(2, 5));
+        let hash = t.hash_compact(&ck);
+        assert_eq!(t.find_hinted(a, hash, ck, || key6(2, 5)), Some(b));
+        // Same compact key (as after a digest collision) but another full key: no match.
+        assert_eq!(t.find(hash, ck, || key6(3, 5)), None);
+    }
+
+    #[test]
+    fn freed_slot_hint_matches_nothing() {
+        let mut t = FlowTable::with_capacity(4);
+        let a = t.get_or_insert(key(1), [0; 6], NO_PORT, true, 0).unwrap();
+        let ck = t.compact_key(&key(1));
+        let hash = t.hash_compact(&ck);
+        assert_eq!(t.find_hinted(a, hash, ck, || key(1)), Some(a));
+        t.remove(a);
+        assert_eq!(t.find_hinted(a, hash, ck, || key(1)), None);
+        assert_eq!(t.find_hinted(NO_SLOT, hash, ck, || key(1)), None);
+        // A stale hint to another flow's slot falls back to the index.
+        let b = t.get_or_insert(key(2), [0; 6], NO_PORT, true, 0).unwrap();
+        let c = t.get_or_insert(key(1), [0; 6], NO_PORT, true, 0).unwrap();
+        assert_eq!(t.find_hinted(b, hash, ck, || key(1)), Some(c));
     }
 
     #[test]
