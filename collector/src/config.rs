@@ -241,7 +241,7 @@ impl Config {
         }
         self.statics()?;
         let e = &self.estimator;
-        if e.min_window_us == 0 || e.max_window_ms * 1000 < e.min_window_us {
+        if e.min_window_us == 0 || e.max_window_ms.saturating_mul(1000) < e.min_window_us {
             return Err("estimator: need 0 < min_window_us <= max_window_ms".into());
         }
         // A window's length is kept in 32 bits of nanoseconds in the per-flow hot state.
