@@ -156,7 +156,9 @@ fn main() {
     let end = start + Duration::from_secs(secs);
     while Instant::now() < end {
         processed += ring
-            .poll_once(10, |b| worker.on_frames(&CapturedFrame::from_ring(b, Some(0))[..b.len()]))
+            .poll_once(10, |b| {
+                worker.on_frames(&CapturedFrame::from_ring(b, Some(0))[..b.len()])
+            })
             .unwrap() as u64;
         worker.tick(m_now());
     }

@@ -241,8 +241,15 @@ impl Config {
         }
         self.statics()?;
         let e = &self.estimator;
-        if e.min_window_us == 0 || e.max_window_ms * 1000 < e.min_window_us {
+        if e.min_window_us == 0 || e.max_window_ms.saturating_mul(1000) < e.min_window_us {
             return Err("estimator: need 0 < min_window_us <= max_window_ms".into());
+        }
+        // A window's length is kept in 32 bits of nanoseconds in the per-flow hot state.
+        if e.max_window_ms > 4000 {
+            return Err(format!(
+                "estimator: max_window_ms {} out of range (at most 4000)",
+                e.max_window_ms
+            ));
         }
         if e.window_kib == 0 || e.max_flows_per_worker == 0 || e.idle_timeout_ms == 0 {
             return Err(
@@ -364,6 +371,10 @@ listen = "127.0.0.1:7070"
                 "hysteresis",
             ),
             (EXAMPLE.replace("http://127", "ftp://127"), "http"),
+            (
+                EXAMPLE.replace("max_window_ms = 100", "max_window_ms = 4001"),
+                "max_window_ms",
+            ),
             (
                 EXAMPLE.replace("listen = \"127.0.0.1:7070\"", "listen = \"nowhere\""),
                 "listen",

@@ -49,7 +49,7 @@ enum Command {
         /// Smallest estimation window in microseconds.
         #[arg(long, value_name = "US", default_value_t = 200)]
         min_window_us: u64,
-        /// Largest estimation window in milliseconds (reached by slow flows).
+        /// Largest estimation window in milliseconds (reached by slow flows), at most 4000.
         #[arg(long, value_name = "MS", default_value_t = 200)]
         max_window_ms: u64,
         /// Bytes a flow should send within one window, in KiB: the window stretches
@@ -84,7 +84,7 @@ fn main() -> ExitCode {
             pace,
             WindowParams {
                 min_window_ns: min_window_us * 1000,
-                max_window_ns: max_window_ms * 1_000_000,
+                max_window_ns: max_window_ms.saturating_mul(1_000_000),
                 window_bytes: window_kib * 1024,
                 ..WindowParams::default()
             },
@@ -125,6 +125,9 @@ fn run_replay(
             "window options need 0 < min-window-us <= max-window-ms and window-kib, max-flows > 0"
                 .into(),
         );
+    }
+    if window.max_window_ns > 4_000_000_000 {
+        return Err("--max-window-ms must be at most 4000".into());
     }
     let forwarding = forwarding.map(|f| load_forwarding(&f)).transpose()?;
     let opts = ReplayOptions {

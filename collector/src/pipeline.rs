@@ -8,11 +8,11 @@ use arc_swap::ArcSwap;
 
 use crate::capture::FrameMeta;
 use crate::capture::afpacket::DELIVERY_BATCH;
-use crate::decode::{DecodeError, Decoder, Record, Transport};
+use crate::decode::{DecodeError, Decoder, PacketSample, Record, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
-use crate::flow::estimator::{SampleOutcome, WindowParams};
-use crate::flow::{FlowKey, FlowTable, NO_PORT};
+use crate::flow::estimator::{SampleOutcome, SeqStep, WindowParams};
+use crate::flow::{CompactKey, FlowKey, FlowTable, FlowView, NO_PORT, NO_SLOT};
 use crate::forwarding::{CompiledMap, SwitchIdx};
 use crate::metrics::{Metrics, WorkerCounters};
 
@@ -39,10 +39,12 @@ impl Default for WorkerConfig {
     }
 }
 
-/// Frames decoded and prefetched together by [`Worker::on_frames`]: enough to cover a
-/// memory miss with other frames' work, few enough that the group's flow states stay
-/// in the L1 cache.
-pub const PREFETCH_GROUP: usize = 16;
+/// Prefetch distance of [`Worker::on_frames`], in frames: a frame's index entry is
+/// prefetched when it is decoded, its flow's hot line PREFETCH_AHEAD frames later, and
+/// it is applied PREFETCH_AHEAD frames after that. Long enough to cover a last-level
+/// cache miss with other frames' work, short enough that the lines stay in L1.
+pub const PREFETCH_AHEAD: usize = 16;
+const STAGE_RING: usize = 2 * PREFETCH_AHEAD;
 
 /// One captured frame, for [`Worker::on_frames`].
 #[derive(Clone, Copy, Debug)]
@@ -78,20 +80,57 @@ impl<'a> CapturedFrame<'a> {
     }
 }
 
-/// A frame decoded and keyed, not yet applied to any state.
+/// A frame decoded and keyed, not yet applied to any state: what the flow's state needs
+/// from the sample, kept small (40 bytes; staged frames are copied around): the compact
+/// key and its hash, the counter the sample carries, and the MAC the flow's data goes
+/// to. The full key is decoded again from the frame in the rare cases that need it (a
+/// new flow, confirming an IPv6 match).
 #[derive(Clone, Copy, Debug)]
-enum Staged {
-    /// What the flow's state needs from the sample: its key (and hash), the transport
-    /// header and the MAC the flow's data goes to (kept small: staged groups are
-    /// copied around).
-    Flow {
-        key: FlowKey,
-        hash: u64,
-        transport: Transport,
-        data_mac: [u8; 6],
-    },
-    Skipped(DecodeError),
+struct FlowSample {
+    ck: CompactKey,
+    hash: u64,
+    /// Sequence number after the segment (TcpSeq) or ack number (TcpAck).
+    counter: u32,
+    payload_len: u32,
+    data_mac: [u8; 6],
+    kind: SampleKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SampleKind {
+    /// TCP carrying data, SYN or FIN: advances the sequence estimator.
+    TcpSeq,
+    /// TCP with nothing that advances the sequence (and not a pure ACK).
+    TcpNoSeq,
+    /// A pure ACK: measures the reverse direction.
+    TcpAck,
+    /// UDP or another protocol: sampled bytes only.
+    Untracked,
+    /// Skipped frames (only `kind` is set).
+    Malformed,
+    NotIp,
     UnknownSwitch,
+}
+
+impl FlowSample {
+    const fn skipped(kind: SampleKind) -> FlowSample {
+        FlowSample {
+            ck: CompactKey::EMPTY,
+            hash: 0,
+            counter: 0,
+            payload_len: 0,
+            data_mac: [0; 6],
+            kind,
+        }
+    }
+
+    #[inline(always)]
+    fn is_flow(&self) -> bool {
+        !matches!(
+            self.kind,
+            SampleKind::Malformed | SampleKind::NotIp | SampleKind::UnknownSwitch
+        )
+    }
 }
 
 /// Flows examined for expiry per tick: bounds the work of one tick.
@@ -181,53 +220,75 @@ impl<D: Decoder> Worker<D> {
         iface_switch: Option<SwitchIdx>,
         frame: &[u8],
     ) {
-        let staged = self.stage(vlan_hint, iface_switch, frame);
-        self.apply(ts_ns, &staged);
+        let f = CapturedFrame {
+            ts_ns,
+            vlan_hint,
+            iface_switch,
+            data: frame,
+        };
+        let staged = self.stage(&f);
+        self.apply(&staged, NO_SLOT, &f);
     }
 
     /// Handle captured frames in order, exactly as [`Worker::on_frame`] on each would,
     /// but faster: with many flows nearly every sample misses the cache on its flow
-    /// state, so each group of frames is first decoded and hashed, their index entries
-    /// and flow states are prefetched, and only then are they applied, with the misses
-    /// of the whole group in flight at once.
+    /// state, so frames are decoded and hashed (and their index entries prefetched)
+    /// 2 x PREFETCH_AHEAD frames before they are applied, their flows' hot lines
+    /// prefetched PREFETCH_AHEAD frames before, keeping many misses in flight at once.
     pub fn on_frames(&mut self, frames: &[CapturedFrame<'_>]) {
-        let mut staged = [Staged::UnknownSwitch; PREFETCH_GROUP];
-        for group in frames.chunks(PREFETCH_GROUP) {
-            for (st, f) in staged.iter_mut().zip(group) {
-                *st = self.stage(f.vlan_hint, f.iface_switch, f.data);
-                if let Staged::Flow { hash, .. } = st {
-                    self.flows.prefetch_index(*hash);
+        let n = frames.len();
+        let mut ring = [FlowSample::skipped(SampleKind::UnknownSwitch); STAGE_RING];
+        // The slot each staged frame's index entry pointed to when its hot line was
+        // prefetched: a hint that spares probing the index again.
+        let mut hints = [NO_SLOT; STAGE_RING];
+        for i in 0..n + STAGE_RING {
+            // Frame i - STAGE_RING leaves the ring before frame i takes its place.
+            if i >= STAGE_RING {
+                let j = i - STAGE_RING;
+                self.apply(&ring[j % STAGE_RING], hints[j % STAGE_RING], &frames[j]);
+            }
+            if i >= PREFETCH_AHEAD && i - PREFETCH_AHEAD < n {
+                let k = (i - PREFETCH_AHEAD) % STAGE_RING;
+                if ring[k].is_flow() {
+                    hints[k] = self.flows.prefetch_flow(ring[k].hash);
                 }
             }
-            for st in &staged[..group.len()] {
-                if let Staged::Flow { hash, .. } = st {
-                    self.flows.prefetch_flow(*hash);
+            if i < n {
+                let st = self.stage(&frames[i]);
+                if st.is_flow() {
+                    self.flows.prefetch_index(st.hash);
                 }
-            }
-            for (st, f) in staged.iter().zip(group) {
-                self.apply(f.ts_ns, st);
+                ring[i % STAGE_RING] = st;
             }
         }
     }
 
-    /// Decode a frame and find the flow it updates: no state changes.
-    #[inline]
-    fn stage(
+    /// Decode a frame into its flow key, transport header and the MAC the flow's data
+    /// goes to. A pure function of the frame and the current map.
+    #[inline(always)]
+    fn decode_sample(
         &self,
-        vlan_hint: Option<u16>,
+        f: &CapturedFrame<'_>,
+    ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
+        match self.decoder.decode(f.data, f.vlan_hint) {
+            Ok(Record::Packet(p)) => self.key_of(&p, f.iface_switch),
+            Err(DecodeError::Malformed(_)) => Err(SampleKind::Malformed),
+            Err(DecodeError::NotIp) => Err(SampleKind::NotIp),
+        }
+    }
+
+    #[inline(always)]
+    fn key_of(
+        &self,
+        p: &PacketSample,
         iface_switch: Option<SwitchIdx>,
-        frame: &[u8],
-    ) -> Staged {
-        let p = match self.decoder.decode(frame, vlan_hint) {
-            Ok(Record::Packet(p)) => p,
-            Err(e) => return Staged::Skipped(e),
-        };
+    ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
         let switch = match p.vlan {
             Some(v) => self.map.switch_for_vlan(v),
             None => iface_switch,
         };
         let Some(switch) = switch else {
-            return Staged::UnknownSwitch;
+            return Err(SampleKind::UnknownSwitch);
         };
         // A pure ACK's ack number measures the reverse direction, whose frames go to
         // this ack's source MAC.
@@ -235,97 +296,211 @@ impl<D: Decoder> Worker<D> {
             Transport::Tcp(seg) if seg.is_pure_ack() => (p.tuple.reversed(), p.src_mac),
             _ => (p.tuple, p.dst_mac),
         };
-        let key = FlowKey { switch, tuple };
-        let hash = self.flows.hash(&key);
-        Staged::Flow {
-            key,
-            hash,
-            transport: p.transport,
+        Ok((FlowKey { switch, tuple }, p.transport, data_mac))
+    }
+
+    /// Decode a frame and find the flow it updates: no state changes. The decoder's
+    /// fast path is inlined here; every other frame goes out of line.
+    #[inline(always)]
+    fn stage(&self, f: &CapturedFrame<'_>) -> FlowSample {
+        match self.decoder.decode_common(f.data, f.vlan_hint) {
+            Some(p) => self.sample_of(self.key_of(&p, f.iface_switch)),
+            None => self.stage_general(f),
+        }
+    }
+
+    #[inline(never)]
+    fn stage_general(&self, f: &CapturedFrame<'_>) -> FlowSample {
+        self.sample_of(self.decode_sample(f))
+    }
+
+    #[inline(always)]
+    fn sample_of(&self, d: Result<(FlowKey, Transport, [u8; 6]), SampleKind>) -> FlowSample {
+        let (key, transport, data_mac) = match d {
+            Ok(d) => d,
+            Err(kind) => return FlowSample::skipped(kind),
+        };
+        let ck = self.flows.compact_key(&key);
+        let (kind, counter, payload_len) = match transport {
+            Transport::Tcp(seg) if seg.is_pure_ack() => (SampleKind::TcpAck, seg.ack, 0),
+            Transport::Tcp(seg) if seg.payload_len > 0 || seg.syn || seg.fin => {
+                (SampleKind::TcpSeq, seg.seq_end(), seg.payload_len)
+            }
+            Transport::Tcp(seg) => (SampleKind::TcpNoSeq, 0, seg.payload_len),
+            Transport::Udp { payload_len } | Transport::Other { payload_len } => {
+                (SampleKind::Untracked, 0, payload_len)
+            }
+        };
+        FlowSample {
+            ck,
+            hash: self.flows.hash_compact(&ck),
+            counter,
+            payload_len,
             data_mac,
+            kind,
         }
     }
 
-    #[inline]
-    fn apply(&mut self, ts_ns: u64, staged: &Staged) {
+    /// The full key of a staged frame, decoded again.
+    #[inline(never)]
+    fn full_key(&self, f: &CapturedFrame<'_>) -> FlowKey {
+        match self.decode_sample(f) {
+            Ok((key, _, _)) => key,
+            // decode_sample is a pure function of the frame and the map, and the map
+            // only changes in tick(), never between staging and applying a frame.
+            Err(_) => unreachable!("a staged frame decodes again"),
+        }
+    }
+
+    #[inline(always)]
+    fn apply(&mut self, s: &FlowSample, hint: u32, f: &CapturedFrame<'_>) {
         self.counters.packets += 1;
-        match *staged {
-            Staged::Flow {
-                key,
-                hash,
-                transport,
-                data_mac,
-            } => self.on_packet(ts_ns, key, hash, transport, data_mac),
-            Staged::Skipped(DecodeError::Malformed(_)) => self.counters.decode_errors += 1,
-            Staged::Skipped(DecodeError::NotIp) => self.counters.non_ip += 1,
-            Staged::UnknownSwitch => self.counters.unknown_vlan += 1,
+        match s.kind {
+            SampleKind::Malformed => self.counters.decode_errors += 1,
+            SampleKind::NotIp => self.counters.non_ip += 1,
+            SampleKind::UnknownSwitch => self.counters.unknown_vlan += 1,
+            _ => self.on_sample(s, hint, f),
         }
     }
 
-    #[inline]
-    fn on_packet(
-        &mut self,
-        ts_ns: u64,
-        key: FlowKey,
-        hash: u64,
-        transport: Transport,
-        data_mac: [u8; 6],
-    ) {
-        let switch = key.switch;
-        let params = self.cfg.window;
-        match transport {
-            Transport::Tcp(seg) if seg.is_pure_ack() => {
-                let Some(slot) = self.flow_slot(key, hash, data_mac, ts_ns, true) else {
+    /// The per-sample path. The common case, a TCP data sample of a known flow with
+    /// usable sequence numbers inside an open window, touches only the flow's index
+    /// entry and hot line, with integer arithmetic; everything else is out of line.
+    #[inline(always)]
+    fn on_sample(&mut self, s: &FlowSample, hint: u32, f: &CapturedFrame<'_>) {
+        let ts_ns = f.ts_ns;
+        let slot = match self
+            .flows
+            .find_hinted(hint, s.hash, s.ck, || self.full_key(f))
+        {
+            Some(slot) => slot,
+            None => match self.insert_flow(s, f) {
+                Some(slot) => slot,
+                None => {
+                    self.counters.flow_table_full += 1;
                     return;
-                };
-                let (o, _) = self
-                    .flows
-                    .get(slot)
-                    .ack
-                    .on_sample(seg.ack, ts_ns, 0, &params);
+                }
+            },
+        };
+        if self.flows.hot_mut(slot).dst_mac != s.data_mac {
+            self.remap_flow(slot, s.data_mac, ts_ns);
+        }
+        let params = self.cfg.window;
+        let hot = self.flows.hot_mut(slot);
+        self.counters.unmapped_samples += hot.unmapped as u64;
+        if s.kind == SampleKind::TcpSeq && !hot.seq.unusable(&params) {
+            let step = hot.seq.on_sample(s.counter, ts_ns, s.payload_len, &params);
+            if step != SeqStep::Accepted {
+                self.finish_seq(slot, step, ts_ns);
+            }
+        } else {
+            self.on_sample_slow(slot, s, ts_ns);
+        }
+    }
+
+    #[inline(never)]
+    fn insert_flow(&mut self, s: &FlowSample, f: &CapturedFrame<'_>) -> Option<u32> {
+        let key = self.full_key(f);
+        let port = self
+            .map
+            .port_for(key.switch, &s.data_mac)
+            .unwrap_or(NO_PORT);
+        let is_tcp = s.kind != SampleKind::Untracked;
+        self.flows
+            .insert(s.hash, s.ck, key, s.data_mac, port, is_tcp, f.ts_ns)
+    }
+
+    /// The flow's data now goes to another MAC (a reroute to a shadow MAC, or back):
+    /// move it to that MAC's port.
+    #[inline(never)]
+    fn remap_flow(&mut self, slot: u32, mac: [u8; 6], ts_ns: u64) {
+        let (hot, cold) = self.flows.parts_mut(slot);
+        let port = self.map.port_for(cold.key.switch, &mac).unwrap_or(NO_PORT);
+        hot.dst_mac = mac;
+        hot.unmapped = port == NO_PORT;
+        if cold.port != port {
+            let old_port = cold.port;
+            let old = std::mem::replace(&mut cold.contributed_bps, 0);
+            cold.port = port;
+            self.adjust_port(old_port, old, 0, ts_ns);
+            self.refresh_flow(slot, ts_ns);
+        }
+    }
+
+    /// A sequence sample that started, closed a window or was rejected.
+    #[inline(never)]
+    fn finish_seq(&mut self, slot: u32, step: SeqStep, ts_ns: u64) {
+        let params = self.cfg.window;
+        let (hot, cold) = self.flows.parts_mut(slot);
+        cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
+        let switch = cold.key.switch;
+        let (o, coverage) = cold.seq.finish(&mut hot.seq, step, ts_ns, &params);
+        self.after_seq(slot, switch, o, coverage, SampleOutcome::Accepted, ts_ns);
+    }
+
+    fn after_seq(
+        &mut self,
+        slot: u32,
+        switch: SwitchIdx,
+        o: SampleOutcome,
+        coverage: Option<crate::flow::estimator::WindowCoverage>,
+        bytes_outcome: SampleOutcome,
+        ts_ns: u64,
+    ) {
+        if let Some(c) = coverage
+            && c.sampled_bytes > 0
+            && c.covered_bytes >= c.sampled_bytes
+        {
+            self.observe_ratio(switch, c.covered_bytes as f64 / c.sampled_bytes as f64);
+        }
+        if o == SampleOutcome::RateUpdated || bytes_outcome == SampleOutcome::RateUpdated {
+            self.refresh_flow(slot, ts_ns);
+        }
+    }
+
+    /// Pure ACKs, TCP without usable sequence numbers, UDP and other protocols.
+    #[inline(never)]
+    fn on_sample_slow(&mut self, slot: u32, s: &FlowSample, ts_ns: u64) {
+        let params = self.cfg.window;
+        let switch = self.flows.cold_mut(slot).key.switch;
+        let ratio = self.ratio_or_default(switch);
+        let (hot, cold) = self.flows.parts_mut(slot);
+        match s.kind {
+            SampleKind::TcpAck => {
+                cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
+                let (o, _) = cold.ack.on_sample(s.counter, ts_ns, 0, &params);
                 if o == SampleOutcome::RateUpdated {
                     self.refresh_flow(slot, ts_ns);
                 }
             }
-            Transport::Tcp(seg) => {
-                let Some(slot) = self.flow_slot(key, hash, data_mac, ts_ns, true) else {
-                    return;
-                };
-                let ratio = self.ratio_or_default(switch);
-                let st = self.flows.get(slot);
+            SampleKind::TcpSeq | SampleKind::TcpNoSeq => {
                 // Sampled bytes are only the fallback: kept while sequence numbers are
-                // unusable (saves touching that state on the common path).
-                let b = if st.seq.unusable(&params) {
-                    st.bytes
-                        .on_sample(ts_ns, seg.payload_len as f64 * ratio, &params)
+                // unusable.
+                let b = if hot.seq.unusable(&params) {
+                    cold.bytes
+                        .on_sample(ts_ns, s.payload_len as f64 * ratio, &params)
                 } else {
                     SampleOutcome::Accepted
                 };
-                let (o, coverage) = if seg.payload_len > 0 || seg.syn || seg.fin {
-                    st.seq
-                        .on_sample(seg.seq_end(), ts_ns, seg.payload_len, &params)
+                let (o, coverage) = if s.kind == SampleKind::TcpSeq {
+                    let step = hot.seq.on_sample(s.counter, ts_ns, s.payload_len, &params);
+                    if step != SeqStep::Accepted {
+                        cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
+                    }
+                    cold.seq.finish(&mut hot.seq, step, ts_ns, &params)
                 } else {
+                    cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
                     (SampleOutcome::Accepted, None)
                 };
-                if let Some(c) = coverage
-                    && c.sampled_bytes > 0
-                    && c.covered_bytes >= c.sampled_bytes
-                {
-                    self.observe_ratio(switch, c.covered_bytes as f64 / c.sampled_bytes as f64);
-                }
-                if o == SampleOutcome::RateUpdated || b == SampleOutcome::RateUpdated {
-                    self.refresh_flow(slot, ts_ns);
-                }
+                self.after_seq(slot, switch, o, coverage, b, ts_ns);
             }
-            Transport::Udp { payload_len } | Transport::Other { payload_len } => {
-                let Some(slot) = self.flow_slot(key, hash, data_mac, ts_ns, false) else {
-                    return;
-                };
-                let ratio = self.ratio_or_default(switch);
-                if self
-                    .flows
-                    .get(slot)
+            // Skipped frames never reach a flow (apply counts them).
+            SampleKind::Malformed | SampleKind::NotIp | SampleKind::UnknownSwitch => {}
+            SampleKind::Untracked => {
+                cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
+                if cold
                     .bytes
-                    .on_sample(ts_ns, payload_len as f64 * ratio, &params)
+                    .on_sample(ts_ns, s.payload_len as f64 * ratio, &params)
                     == SampleOutcome::RateUpdated
                 {
                     self.refresh_flow(slot, ts_ns);
@@ -352,52 +527,17 @@ impl<D: Decoder> Worker<D> {
         }
     }
 
-    /// Find or create the flow, keeping its egress port in step with the MAC it is sent
-    /// to (a reroute changes the destination to a shadow MAC).
-    #[inline]
-    fn flow_slot(
-        &mut self,
-        key: FlowKey,
-        hash: u64,
-        mac: [u8; 6],
-        ts_ns: u64,
-        is_tcp: bool,
-    ) -> Option<u32> {
-        let port = self.map.port_for(key.switch, &mac).unwrap_or(NO_PORT);
-        let Some(slot) = self
-            .flows
-            .get_or_insert_hashed(hash, key, mac, port, is_tcp, ts_ns)
-        else {
-            self.counters.flow_table_full += 1;
-            return None;
-        };
-        if port == NO_PORT {
-            self.counters.unmapped_samples += 1;
-        }
-        let st = self.flows.get(slot);
-        st.last_seen_ns = ts_ns;
-        if st.dst_mac != mac {
-            st.dst_mac = mac;
-            if st.port != port {
-                let old_port = st.port;
-                let old = std::mem::replace(&mut st.contributed_bps, 0);
-                st.port = port;
-                self.adjust_port(old_port, old, 0, ts_ns);
-                self.refresh_flow(slot, ts_ns);
-            }
-        }
-        Some(slot)
-    }
-
     /// Re-read the flow's estimate, move its contribution to its port's load, and mark it
     /// for the next report.
     fn refresh_flow(&mut self, slot: u32, ts_ns: u64) {
         let params = self.cfg.window;
-        let st = self.flows.get(slot);
-        let new_bps = st
+        let new_bps = self
+            .flows
+            .view(slot)
             .current(&params)
             .map(|e| (e.bytes_per_sec * 8.0) as u64)
             .unwrap_or(0);
+        let st = self.flows.cold_mut(slot);
         let old_bps = std::mem::replace(&mut st.contributed_bps, new_bps);
         let port = st.port;
         if !st.dirty {
@@ -497,18 +637,22 @@ impl<D: Decoder> Worker<D> {
             if !self.flows.is_live(slot) {
                 continue;
             }
-            let st = self.flows.get(slot);
+            let view: FlowView<'_> = self.flows.view(slot);
+            let est = view.current(&params);
+            let st = self.flows.cold_mut(slot);
             if !st.dirty {
                 continue;
             }
             st.dirty = false;
-            let (Some(est), Some(sink)) = (st.current(&params), &self.sink) else {
+            let (Some(est), Some(sink)) = (est, &self.sink) else {
                 continue;
             };
             if st.port == NO_PORT || est.last_ns == st.reported_to_ns {
                 continue;
             }
             st.reported_to_ns = est.last_ns;
+            let dst_mac = self.flows.view(slot).dst_mac;
+            let st = self.flows.cold_mut(slot);
             let port = &self.map.ports[st.port as usize];
             let t = st.key.tuple;
             sink.send(Event::FlowRate(FlowRate {
@@ -521,7 +665,7 @@ impl<D: Decoder> Worker<D> {
                 },
                 switch: self.map.switch_ids[st.key.switch as usize].clone(),
                 port: port.port,
-                dst_mac: MacAddr(st.dst_mac),
+                dst_mac: MacAddr(dst_mac),
                 bytes_per_sec: est.bytes_per_sec,
                 samples: est.samples.max(1),
                 first_sample_us: est.first_ns / 1000,
@@ -544,8 +688,8 @@ impl<D: Decoder> Worker<D> {
             if !self.flows.is_live(slot) {
                 continue;
             }
-            let st = self.flows.get(slot);
-            if now_ns.saturating_sub(st.last_seen_ns) > self.cfg.idle_timeout_ns {
+            let last_seen_ns = self.flows.view(slot).last_seen_ns();
+            if now_ns.saturating_sub(last_seen_ns) > self.cfg.idle_timeout_ns {
                 let gone = self.flows.remove(slot);
                 self.adjust_port(gone.port, gone.contributed_bps, 0, now_ns);
             }
@@ -559,8 +703,9 @@ impl<D: Decoder> Worker<D> {
             self.sampling_ratio.resize(map.switch_ids.len(), None);
         }
         self.partial_bps = vec![0; map.ports.len()];
-        for st in self.flows.iter_mut() {
-            st.port = map.port_for(st.key.switch, &st.dst_mac).unwrap_or(NO_PORT);
+        for (hot, st) in self.flows.iter_mut() {
+            st.port = map.port_for(st.key.switch, &hot.dst_mac).unwrap_or(NO_PORT);
+            hot.unmapped = st.port == NO_PORT;
             if st.port != NO_PORT {
                 self.partial_bps[st.port as usize] += st.contributed_bps;
             }

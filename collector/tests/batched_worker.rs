@@ -47,7 +47,7 @@ fn traffic() -> Vec<(u64, Vec<u8>)> {
         let payload = [0usize, 1448, 100][(rng.next() % 3) as usize];
         seq[f] = seq[f].wrapping_add(payload as u32);
         let dst = [MAC_H2, MAC_H3, MAC_H4, [2, 0, 0, 0, 0, 9]][f % 4];
-        let vlan = if f % 5 == 0 { None } else { Some(10) };
+        let vlan = if f.is_multiple_of(5) { None } else { Some(10) };
         let frame = tcp(
             MAC_H1,
             dst,

@@ -173,6 +173,13 @@ fn bad_input_exits_nonzero_with_one_line() {
             "--vlan-map".into(),
             "ten".into(),
         ],
+        vec![
+            "replay".into(),
+            "--pcap".into(),
+            notpcap.to_string_lossy().into(),
+            "--max-window-ms".into(),
+            "4001".into(),
+        ],
     ];
     for args in cases {
         let out = Command::cargo_bin("planck-collector")

@@ -16,9 +16,14 @@ const IPPROTO_UDP: u8 = 17;
 pub struct MirroredFrameDecoder;
 
 impl Decoder for MirroredFrameDecoder {
-    #[inline]
+    #[inline(always)]
     fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<Record, DecodeError> {
         decode_frame(frame, vlan_hint).map(Record::Packet)
+    }
+
+    #[inline(always)]
+    fn decode_common(&self, frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSample> {
+        decode_common_ipv4(frame, vlan_hint)
     }
 }
 
@@ -30,7 +35,7 @@ impl Decoder for MirroredFrameDecoder {
 /// etherparse's lax slicing, [`decode_frame_sliced`], which is the reference: both
 /// give the same answer for every frame the fast path takes (property test and the
 /// `frame_decoder` fuzz target check it).
-#[inline]
+#[inline(always)]
 pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample, DecodeError> {
     match decode_common_ipv4(frame, vlan_hint) {
         Some(s) => Ok(s),
@@ -39,55 +44,51 @@ pub fn decode_frame(frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample
 }
 
 #[inline(always)]
-fn be16(b: &[u8], at: usize) -> u16 {
+fn be16<const N: usize>(b: &[u8; N], at: usize) -> u16 {
     u16::from_be_bytes([b[at], b[at + 1]])
 }
 
 #[inline(always)]
-fn be32(b: &[u8], at: usize) -> u32 {
+fn be32<const N: usize>(b: &[u8; N], at: usize) -> u32 {
     u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
 
 /// The common case, or None when the frame is anything else. Only frames whose every
-/// header is complete and unambiguous are taken, so no error can arise here.
+/// header is complete and unambiguous are taken, so no error can arise here. Headers are
+/// read from fixed-size arrays: every offset is checked once, at compile time.
 #[inline(always)]
-fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSample> {
+pub fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSample> {
     const ETH_IPV4: u16 = 0x0800;
     const ETH_VLAN: u16 = 0x8100;
     // Shorter than Ethernet + IPv4 + TCP without options: the general path.
-    if frame.len() < 14 + 20 + 20 {
-        return None;
-    }
-    let (ip, frame_vlan) = match be16(frame, 12) {
+    let eth: &[u8; 18] = frame.get(..18)?.try_into().ok()?;
+    let (ip, frame_vlan) = match be16(eth, 12) {
         ETH_IPV4 => (14, None),
-        ETH_VLAN if be16(frame, 16) == ETH_IPV4 => (18, Some(be16(frame, 14) & 0x0fff)),
+        ETH_VLAN if be16(eth, 16) == ETH_IPV4 => (18, Some(be16(eth, 14) & 0x0fff)),
         _ => return None,
     };
-    // From here on every offset read (up to the TCP flags) is in bounds.
-    if frame.len() < ip + 20 + 20 {
-        return None;
-    }
+    // IPv4 without options and the fixed TCP header (or UDP's and more).
+    let h: &[u8; 40] = frame.get(ip..ip + 40)?.try_into().ok()?;
     // Version 4, 20-byte header (no options); neither more fragments nor an offset.
-    if frame[ip] != 0x45 || be16(frame, ip + 6) & 0x3fff != 0 {
+    if h[0] != 0x45 || be16(h, 6) & 0x3fff != 0 {
         return None;
     }
-    let total_len = be16(frame, ip + 2) as usize;
-    let proto = frame[ip + 9];
-    let t = ip + 20;
+    let total_len = be16(h, 2) as usize;
+    let proto = h[9];
     // IP payload present in the frame: the declared length, or what was captured.
     let ip_payload = total_len.min(frame.len() - ip).checked_sub(20)?;
     let declared = total_len - 20;
-    let (sport, dport) = (be16(frame, t), be16(frame, t + 2));
+    let (sport, dport) = (be16(h, 20), be16(h, 22));
     let transport = match proto {
         IPPROTO_TCP => {
-            let header_len = ((frame[t + 12] >> 4) as usize) * 4;
+            let header_len = ((h[32] >> 4) as usize) * 4;
             if header_len < 20 || header_len > ip_payload {
                 return None;
             }
-            let flags = frame[t + 13];
+            let flags = h[33];
             Transport::Tcp(TcpSegment {
-                seq: be32(frame, t + 4),
-                ack: be32(frame, t + 8),
+                seq: be32(h, 24),
+                ack: be32(h, 28),
                 syn: flags & 0x02 != 0,
                 fin: flags & 0x01 != 0,
                 rst: flags & 0x04 != 0,
@@ -100,15 +101,13 @@ fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSamp
         },
         _ => return None,
     };
-    let src = be32(frame, ip + 12);
-    let dst = be32(frame, ip + 16);
     Some(PacketSample {
         vlan: vlan_hint.or(frame_vlan),
-        src_mac: frame[6..12].try_into().unwrap(),
-        dst_mac: frame[0..6].try_into().unwrap(),
+        src_mac: [eth[6], eth[7], eth[8], eth[9], eth[10], eth[11]],
+        dst_mac: [eth[0], eth[1], eth[2], eth[3], eth[4], eth[5]],
         tuple: FiveTuple {
-            src: IpAddr::V4(Ipv4Addr::from(src)),
-            dst: IpAddr::V4(Ipv4Addr::from(dst)),
+            src: IpAddr::V4(Ipv4Addr::from(be32(h, 12))),
+            dst: IpAddr::V4(Ipv4Addr::from(be32(h, 16))),
             proto,
             sport,
             dport,
@@ -118,7 +117,8 @@ fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<PacketSamp
 }
 
 /// Decode any frame with etherparse's lax slicing (the general path and the reference
-/// for the fast path).
+/// for the fast path). Out of line: it is the rare case.
+#[inline(never)]
 pub fn decode_frame_sliced(
     frame: &[u8],
     vlan_hint: Option<u16>,

@@ -124,4 +124,12 @@ impl std::fmt::Display for DecodeError {
 /// stripped from the frame (AF_PACKET reports it out of band), if any.
 pub trait Decoder {
     fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<Record, DecodeError>;
+
+    /// Optional fast path for the decoder's most common frames, inlined into the
+    /// worker's per-frame loop: the same packet sample [`Decoder::decode`] gives for
+    /// the frames it takes, None for every other frame (which then goes to `decode`).
+    #[inline(always)]
+    fn decode_common(&self, _frame: &[u8], _vlan_hint: Option<u16>) -> Option<PacketSample> {
+        None
+    }
 }

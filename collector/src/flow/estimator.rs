@@ -33,14 +33,16 @@ impl Default for WindowParams {
 }
 
 impl WindowParams {
-    /// Window length for a flow currently estimated at `bytes_per_sec` (0 = unknown).
+    /// Window length for a flow currently estimated at `bytes_per_sec` (0 = unknown),
+    /// at most u32::MAX ns (4.29 s; the config allows no longer window).
     #[inline]
     pub fn window_ns(&self, bytes_per_sec: f64) -> u64 {
         if bytes_per_sec <= 0.0 {
-            return self.min_window_ns;
+            return self.min_window_ns.min(u32::MAX as u64);
         }
         let ns = (self.window_bytes as f64 / bytes_per_sec * 1e9) as u64;
         ns.clamp(self.min_window_ns, self.max_window_ns)
+            .min(u32::MAX as u64)
     }
 }
 
@@ -55,29 +57,65 @@ pub enum SampleOutcome {
     Rejected,
 }
 
-/// Rate from a monotonically advancing 32-bit counter (TCP sequence or ack numbers).
+/// Rate from a monotonically advancing 32-bit counter (TCP sequence or ack numbers):
+/// a [`SeqWindow`] (what every sample touches) and its [`SeqTotals`] (touched when a
+/// window closes, a sample is rejected, or the counter starts).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SequenceRate {
-    started: bool,
-    window_seq: u32,
+    pub window: SeqWindow,
+    pub totals: SeqTotals,
+}
+
+/// The per-sample part of a sequence-rate estimator, integers only: the window's start
+/// and the highest counter value seen, with the window's length fixed when it opens (so
+/// no division runs per sample). Small enough to share a cache line with a flow's key.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SeqWindow {
+    high_ns: u64,
     window_start_ns: u64,
     high_seq: u32,
-    high_ns: u64,
+    window_seq: u32,
+    /// Length of the open window, at most u32::MAX ns ([`WindowParams::window_ns`]).
+    window_len_ns: u32,
+    window_samples: u32,
+    /// Sampled payload bytes inside the window (sampling-ratio estimate), saturating.
+    window_sampled_bytes: u32,
+    consecutive_rejects: u8,
+    started: bool,
+}
+
+/// What one sample did to a [`SeqWindow`]. Only `Accepted` needs nothing more; the
+/// others are finished by [`SeqTotals::finish`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeqStep {
+    Started,
+    Accepted,
+    Rejected,
+    /// The window closed: `covered` counter bytes over `elapsed_ns`.
+    Closed {
+        covered: u32,
+        elapsed_ns: u64,
+        from_ns: u64,
+        samples: u32,
+        sampled_bytes: u32,
+    },
+}
+
+/// The rarely touched part of a sequence-rate estimator: the last closed window's rate
+/// and the lifetime totals.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SeqTotals {
     first_ns: u64,
-    /// Bytes accepted since the first sample (lifetime mean = this / lifetime).
-    lifetime_bytes: u64,
-    /// Sampled payload bytes inside the current window (sampling-ratio estimate).
-    window_sampled_bytes: u64,
+    /// Counter bytes and samples (after the first) of the closed windows.
+    closed_bytes: u64,
+    closed_samples: u64,
     rate: f64,
     has_rate: bool,
     /// Start and end (capture times of its first and last samples) of the window that
     /// produced `rate`.
     rate_from_ns: u64,
     rate_to_ns: u64,
-    samples: u64,
-    window_samples: u64,
     rate_samples: u64,
-    consecutive_rejects: u32,
     rejected: u64,
 }
 
@@ -88,9 +126,170 @@ pub struct WindowCoverage {
     pub sampled_bytes: u64,
 }
 
-impl SequenceRate {
+impl SeqWindow {
     /// Feed one sample whose counter value is `seq` (the sequence number after the
     /// segment, or the ack number) captured at `ts_ns`, carrying `sampled_bytes` payload.
+    #[inline(always)]
+    pub fn on_sample(
+        &mut self,
+        seq: u32,
+        ts_ns: u64,
+        sampled_bytes: u32,
+        params: &WindowParams,
+    ) -> SeqStep {
+        if !self.started {
+            *self = SeqWindow {
+                high_ns: ts_ns,
+                window_start_ns: ts_ns,
+                high_seq: seq,
+                window_seq: seq,
+                window_len_ns: params.window_ns(0.0) as u32,
+                window_samples: 0,
+                window_sampled_bytes: 0,
+                consecutive_rejects: 0,
+                started: true,
+            };
+            return SeqStep::Started;
+        }
+        if !seq_after(self.high_seq, seq) || ts_ns < self.high_ns {
+            self.consecutive_rejects = self.consecutive_rejects.saturating_add(1);
+            return SeqStep::Rejected;
+        }
+        self.consecutive_rejects = 0;
+        self.high_seq = seq;
+        self.high_ns = ts_ns;
+        self.window_samples += 1;
+        self.window_sampled_bytes = self.window_sampled_bytes.saturating_add(sampled_bytes);
+        let elapsed = ts_ns - self.window_start_ns;
+        if elapsed == 0 || elapsed < self.window_len_ns as u64 {
+            return SeqStep::Accepted;
+        }
+        let step = SeqStep::Closed {
+            covered: seq_distance(self.window_seq, seq),
+            elapsed_ns: elapsed,
+            from_ns: self.window_start_ns,
+            samples: self.window_samples,
+            sampled_bytes: self.window_sampled_bytes,
+        };
+        self.window_seq = seq;
+        self.window_start_ns = ts_ns;
+        self.window_samples = 0;
+        self.window_sampled_bytes = 0;
+        step
+    }
+
+    /// Too many consecutive rejects: the counter does not describe the flow's bytes.
+    /// (Counted up to 255: a larger `unusable_after_rejects` acts as 255.)
+    #[inline(always)]
+    pub fn unusable(&self, params: &WindowParams) -> bool {
+        self.consecutive_rejects as u32 >= params.unusable_after_rejects.min(255)
+    }
+
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Capture time of the highest sample (0 before the first).
+    pub fn last_ns(&self) -> u64 {
+        self.high_ns
+    }
+}
+
+impl SeqTotals {
+    /// Finish a step of `window` that was not a plain `Accepted`.
+    #[inline]
+    pub fn finish(
+        &mut self,
+        window: &mut SeqWindow,
+        step: SeqStep,
+        ts_ns: u64,
+        params: &WindowParams,
+    ) -> (SampleOutcome, Option<WindowCoverage>) {
+        match step {
+            SeqStep::Accepted => (SampleOutcome::Accepted, None),
+            SeqStep::Started => {
+                self.first_ns = ts_ns;
+                (SampleOutcome::Accepted, None)
+            }
+            SeqStep::Rejected => {
+                self.rejected += 1;
+                (SampleOutcome::Rejected, None)
+            }
+            SeqStep::Closed {
+                covered,
+                elapsed_ns,
+                from_ns,
+                samples,
+                sampled_bytes,
+            } => {
+                self.closed_bytes += covered as u64;
+                self.closed_samples += samples as u64;
+                self.rate = covered as f64 * 1e9 / elapsed_ns as f64;
+                self.has_rate = true;
+                self.rate_from_ns = from_ns;
+                self.rate_to_ns = ts_ns;
+                self.rate_samples = samples as u64 + 1;
+                // The next window's length follows the rate just measured; computed here,
+                // once per window, not per sample.
+                window.window_len_ns = params.window_ns(self.rate) as u32;
+                let coverage = WindowCoverage {
+                    covered_bytes: covered as u64,
+                    sampled_bytes: sampled_bytes as u64,
+                };
+                (SampleOutcome::RateUpdated, Some(coverage))
+            }
+        }
+    }
+}
+
+/// Read-only view of a sequence-rate estimator split in two.
+#[derive(Clone, Copy, Debug)]
+pub struct SeqRef<'a> {
+    pub window: &'a SeqWindow,
+    pub totals: &'a SeqTotals,
+}
+
+impl SeqRef<'_> {
+    /// Latest windowed estimate in bytes per second.
+    pub fn rate(&self) -> Option<f64> {
+        self.totals.has_rate.then_some(self.totals.rate)
+    }
+    /// Samples that contributed to the latest window (both ends).
+    pub fn rate_samples(&self) -> u64 {
+        self.totals.rate_samples
+    }
+    pub fn rate_from_ns(&self) -> u64 {
+        self.totals.rate_from_ns
+    }
+    pub fn rate_to_ns(&self) -> u64 {
+        self.totals.rate_to_ns
+    }
+    pub fn samples(&self) -> u64 {
+        self.window.started as u64 + self.totals.closed_samples + self.window.window_samples as u64
+    }
+    pub fn first_ns(&self) -> u64 {
+        self.totals.first_ns
+    }
+    pub fn last_ns(&self) -> u64 {
+        self.window.high_ns
+    }
+    pub fn rejected(&self) -> u64 {
+        self.totals.rejected
+    }
+    pub fn unusable(&self, params: &WindowParams) -> bool {
+        self.window.unusable(params)
+    }
+    /// Mean rate over the sampled lifetime, bytes per second.
+    pub fn lifetime_rate(&self) -> Option<f64> {
+        let w = self.window;
+        let span = w.high_ns.checked_sub(self.totals.first_ns)?;
+        let bytes = self.totals.closed_bytes + seq_distance(w.window_seq, w.high_seq) as u64;
+        (span > 0 && self.samples() > 1).then(|| bytes as f64 * 1e9 / span as f64)
+    }
+}
+
+impl SequenceRate {
+    /// Feed one sample (see [`SeqWindow::on_sample`]).
     #[inline]
     pub fn on_sample(
         &mut self,
@@ -99,84 +298,45 @@ impl SequenceRate {
         sampled_bytes: u32,
         params: &WindowParams,
     ) -> (SampleOutcome, Option<WindowCoverage>) {
-        if !self.started {
-            self.started = true;
-            self.window_seq = seq;
-            self.window_start_ns = ts_ns;
-            self.high_seq = seq;
-            self.high_ns = ts_ns;
-            self.first_ns = ts_ns;
-            self.samples = 1;
-            return (SampleOutcome::Accepted, None);
-        }
-        if !seq_after(self.high_seq, seq) || ts_ns < self.high_ns {
-            self.rejected += 1;
-            self.consecutive_rejects = self.consecutive_rejects.saturating_add(1);
-            return (SampleOutcome::Rejected, None);
-        }
-        self.consecutive_rejects = 0;
-        self.lifetime_bytes += seq_distance(self.high_seq, seq) as u64;
-        self.high_seq = seq;
-        self.high_ns = ts_ns;
-        self.samples += 1;
-        self.window_samples += 1;
-        self.window_sampled_bytes += sampled_bytes as u64;
-
-        let elapsed = ts_ns - self.window_start_ns;
-        if elapsed == 0 || elapsed < params.window_ns(if self.has_rate { self.rate } else { 0.0 }) {
-            return (SampleOutcome::Accepted, None);
-        }
-        let covered = seq_distance(self.window_seq, seq) as u64;
-        self.rate = covered as f64 * 1e9 / elapsed as f64;
-        self.has_rate = true;
-        self.rate_from_ns = self.window_start_ns;
-        self.rate_to_ns = ts_ns;
-        self.rate_samples = self.window_samples + 1;
-        let coverage = WindowCoverage {
-            covered_bytes: covered,
-            sampled_bytes: self.window_sampled_bytes,
-        };
-        self.window_seq = seq;
-        self.window_start_ns = ts_ns;
-        self.window_samples = 0;
-        self.window_sampled_bytes = 0;
-        (SampleOutcome::RateUpdated, Some(coverage))
+        let step = self.window.on_sample(seq, ts_ns, sampled_bytes, params);
+        self.totals.finish(&mut self.window, step, ts_ns, params)
     }
 
-    /// Latest windowed estimate in bytes per second.
+    pub fn view(&self) -> SeqRef<'_> {
+        SeqRef {
+            window: &self.window,
+            totals: &self.totals,
+        }
+    }
     pub fn rate(&self) -> Option<f64> {
-        self.has_rate.then_some(self.rate)
+        self.view().rate()
     }
-    /// Samples that contributed to the latest window (both ends).
     pub fn rate_samples(&self) -> u64 {
-        self.rate_samples
+        self.view().rate_samples()
     }
     pub fn rate_from_ns(&self) -> u64 {
-        self.rate_from_ns
+        self.view().rate_from_ns()
     }
     pub fn rate_to_ns(&self) -> u64 {
-        self.rate_to_ns
+        self.view().rate_to_ns()
     }
     pub fn samples(&self) -> u64 {
-        self.samples
+        self.view().samples()
     }
     pub fn first_ns(&self) -> u64 {
-        self.first_ns
+        self.view().first_ns()
     }
     pub fn last_ns(&self) -> u64 {
-        self.high_ns
+        self.view().last_ns()
     }
     pub fn rejected(&self) -> u64 {
-        self.rejected
+        self.view().rejected()
     }
-    /// Too many consecutive rejects: the counter does not describe the flow's bytes.
     pub fn unusable(&self, params: &WindowParams) -> bool {
-        self.consecutive_rejects >= params.unusable_after_rejects
+        self.window.unusable(params)
     }
-    /// Mean rate over the sampled lifetime, bytes per second.
     pub fn lifetime_rate(&self) -> Option<f64> {
-        let span = self.high_ns.checked_sub(self.first_ns)?;
-        (span > 0 && self.samples > 1).then(|| self.lifetime_bytes as f64 * 1e9 / span as f64)
+        self.view().lifetime_rate()
     }
 }
 
@@ -327,6 +487,38 @@ mod tests {
             r.on_sample(100, 3_000_000 + i, 100, &p);
         }
         assert!(r.unusable(&p));
+    }
+
+    #[test]
+    fn window_length_follows_the_last_rate() {
+        let p = params();
+        let mut r = SequenceRate::default();
+        r.on_sample(0, 0, 100, &p);
+        // 2 MB/s: the next window is 10 kB / 2 MB/s = 5 ms long.
+        assert_eq!(
+            r.on_sample(2_000, 1_000_000, 100, &p).0,
+            SampleOutcome::RateUpdated
+        );
+        assert_eq!(
+            r.on_sample(4_000, 2_000_000, 100, &p).0,
+            SampleOutcome::Accepted
+        );
+        assert_eq!(
+            r.on_sample(10_000, 5_999_999, 100, &p).0,
+            SampleOutcome::Accepted
+        );
+        let (o, cov) = r.on_sample(12_000, 6_000_000, 100, &p);
+        assert_eq!(o, SampleOutcome::RateUpdated);
+        assert_eq!(
+            cov,
+            Some(WindowCoverage {
+                covered_bytes: 10_000,
+                sampled_bytes: 300
+            })
+        );
+        assert_eq!(r.rate_samples(), 4);
+        assert_eq!(r.samples(), 5);
+        assert!((r.lifetime_rate().unwrap() - 2e6).abs() < 1e-6);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::hash::BuildHasher;
 
 use crate::decode::FiveTuple;
 use crate::forwarding::SwitchIdx;
-use estimator::{SampledBytesRate, SequenceRate, WindowParams};
+use estimator::{SampledBytesRate, SeqRef, SeqTotals, SeqWindow, SequenceRate, WindowParams};
 
 /// A flow as seen at one switch: the same 5-tuple sampled at two switches is two flows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,8 +23,8 @@ fn addr_bits(a: &std::net::IpAddr) -> u128 {
     }
 }
 
-/// Three word-sized writes instead of the field-by-field derive: this hash runs for
-/// every sample.
+/// Three word-sized writes instead of the field-by-field derive. (The flow table hashes
+/// the [`CompactKey`] instead.)
 impl std::hash::Hash for FlowKey {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
         let t = &self.tuple;
@@ -61,85 +61,173 @@ pub struct RateEstimate {
 }
 
 pub const NO_PORT: u32 = u32::MAX;
+/// No slot (a prefetch that found no index entry).
+pub const NO_SLOT: u32 = u32::MAX;
 
-/// `repr(C)`: the fields a data sample touches (key, port, sequence estimator) come first
-/// and share adjacent cache lines; the fallback estimators come last. Aligned to a cache
-/// line so that the hot part spans as few lines as possible.
-#[derive(Clone, Debug)]
-#[repr(C, align(64))]
-pub struct FlowState {
-    pub key: FlowKey,
-    /// Destination MAC of the data direction (shadow MAC while rerouted).
-    pub dst_mac: [u8; 6],
-    /// Egress port index in the current compiled map, or NO_PORT.
-    pub port: u32,
-    pub is_tcp: bool,
-    pub seq: SequenceRate,
-    pub last_seen_ns: u64,
-    /// Bits per second this flow currently adds to its port's load.
-    pub contributed_bps: u64,
-    /// Changed since the last report.
-    pub dirty: bool,
-    /// End of the last reported estimate window: a window is reported once.
-    pub reported_to_ns: u64,
-
-    /// Fallback estimators, rarely touched by data samples.
-    pub ack: SequenceRate,
-    pub bytes: SampledBytesRate,
+/// A [`FlowKey`] in 16 bytes, for the flow's hot cache line. IPv4 keys are exact (both
+/// addresses, ports, protocol, switch); an IPv6 key carries a seeded digest of its
+/// addresses instead, so a match must be confirmed against the full key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompactKey {
+    addrs: u64,
+    /// sport << 48 | dport << 32 | proto << 24 | switch << 8 | is_v6
+    rest: u64,
 }
 
-impl FlowState {
-    fn new(key: FlowKey, dst_mac: [u8; 6], port: u32, is_tcp: bool, now_ns: u64) -> Self {
-        FlowState {
+impl CompactKey {
+    /// Matches no flow's key (bit 1 of `rest` is never set in one): the key of a free
+    /// slot.
+    pub const EMPTY: CompactKey = CompactKey { addrs: 0, rest: 2 };
+
+    #[inline(always)]
+    pub fn is_v6(&self) -> bool {
+        self.rest & 1 != 0
+    }
+    #[inline(always)]
+    fn bits(&self) -> u128 {
+        (self.addrs as u128) << 64 | self.rest as u128
+    }
+}
+
+impl std::hash::Hash for CompactKey {
+    #[inline(always)]
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u128(self.bits());
+    }
+}
+
+/// What a data sample of a flow reads and writes, in one cache line: the key, the
+/// sequence window, and what tells whether the flow's egress port is still right.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C, align(64))]
+pub struct FlowHot {
+    pub(crate) key: CompactKey,
+    pub(crate) seq: SeqWindow,
+    /// Destination MAC of the data direction (shadow MAC while rerouted); a sample to
+    /// another MAC moves the flow to that MAC's port.
+    pub(crate) dst_mac: [u8; 6],
+    /// The flow maps to no monitored port (NO_PORT).
+    pub(crate) unmapped: bool,
+}
+
+/// The rest of a flow's state: read or written when a window closes, on the fallback
+/// estimators, on reports and expiry.
+#[derive(Clone, Debug)]
+pub struct FlowCold {
+    pub(crate) key: FlowKey,
+    /// Egress port index in the current compiled map, or NO_PORT.
+    pub(crate) port: u32,
+    pub(crate) is_tcp: bool,
+    /// Changed since the last report.
+    pub(crate) dirty: bool,
+    /// Latest capture time of a sample that did not advance the sequence window (the
+    /// flow was last seen at the later of this and the window's last sample).
+    pub(crate) last_seen_ns: u64,
+    /// Bits per second this flow currently adds to its port's load.
+    pub(crate) contributed_bps: u64,
+    /// End of the last reported estimate window: a window is reported once.
+    pub(crate) reported_to_ns: u64,
+    pub(crate) seq: SeqTotals,
+    pub(crate) ack: SequenceRate,
+    pub(crate) bytes: SampledBytesRate,
+}
+
+impl FlowCold {
+    fn new(key: FlowKey, port: u32, is_tcp: bool, now_ns: u64) -> Self {
+        FlowCold {
             key,
-            dst_mac,
             port,
             is_tcp,
-            seq: SequenceRate::default(),
-            ack: SequenceRate::default(),
-            bytes: SampledBytesRate::default(),
+            dirty: false,
             last_seen_ns: now_ns,
             contributed_bps: 0,
-            dirty: false,
             reported_to_ns: 0,
+            seq: SeqTotals::default(),
+            ack: SequenceRate::default(),
+            bytes: SampledBytesRate::default(),
         }
+    }
+}
+
+/// One flow, read-only: its identity and estimates.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowView<'a> {
+    pub key: &'a FlowKey,
+    /// Egress port index in the current compiled map, or NO_PORT.
+    pub port: u32,
+    pub dst_mac: [u8; 6],
+    /// Bits per second this flow currently adds to its port's load.
+    pub contributed_bps: u64,
+    hot: &'a FlowHot,
+    cold: &'a FlowCold,
+}
+
+impl<'a> FlowView<'a> {
+    pub(crate) fn new(hot: &'a FlowHot, cold: &'a FlowCold) -> Self {
+        FlowView {
+            key: &cold.key,
+            port: cold.port,
+            dst_mac: hot.dst_mac,
+            contributed_bps: cold.contributed_bps,
+            hot,
+            cold,
+        }
+    }
+
+    pub fn is_tcp(&self) -> bool {
+        self.cold.is_tcp
+    }
+
+    /// The data direction's sequence-number estimator.
+    pub fn seq(&self) -> SeqRef<'a> {
+        SeqRef {
+            window: &self.hot.seq,
+            totals: &self.cold.seq,
+        }
+    }
+
+    /// Capture time of the flow's latest sample.
+    pub fn last_seen_ns(&self) -> u64 {
+        self.cold.last_seen_ns.max(self.hot.seq.last_ns())
     }
 
     /// The current windowed estimate: sequence numbers when usable, else ack numbers,
     /// else sampled bytes.
     pub fn current(&self, params: &WindowParams) -> Option<RateEstimate> {
-        if self.is_tcp
-            && !self.seq.unusable(params)
-            && let Some(r) = self.seq.rate()
+        let seq = self.seq();
+        let c = self.cold;
+        if c.is_tcp
+            && !seq.unusable(params)
+            && let Some(r) = seq.rate()
         {
             return Some(RateEstimate {
                 kind: EstimatorKind::TcpSeq,
                 bytes_per_sec: r,
-                samples: self.seq.rate_samples(),
-                first_ns: self.seq.rate_from_ns(),
-                last_ns: self.seq.rate_to_ns(),
+                samples: seq.rate_samples(),
+                first_ns: seq.rate_from_ns(),
+                last_ns: seq.rate_to_ns(),
             });
         }
-        if self.is_tcp
-            && self.seq.samples() == 0
-            && let Some(r) = self.ack.rate()
+        if c.is_tcp
+            && seq.samples() == 0
+            && let Some(r) = c.ack.rate()
         {
             return Some(RateEstimate {
                 kind: EstimatorKind::TcpAck,
                 bytes_per_sec: r,
-                samples: self.ack.rate_samples(),
-                first_ns: self.ack.rate_from_ns(),
-                last_ns: self.ack.rate_to_ns(),
+                samples: c.ack.rate_samples(),
+                first_ns: c.ack.rate_from_ns(),
+                last_ns: c.ack.rate_to_ns(),
             });
         }
-        let usable_seq = self.is_tcp && self.seq.rate().is_some() && !self.seq.unusable(params);
-        if !usable_seq && let Some(r) = self.bytes.rate() {
+        let usable_seq = c.is_tcp && seq.rate().is_some() && !seq.unusable(params);
+        if !usable_seq && let Some(r) = c.bytes.rate() {
             return Some(RateEstimate {
                 kind: EstimatorKind::SampledBytes,
                 bytes_per_sec: r,
-                samples: self.bytes.rate_samples(),
-                first_ns: self.bytes.rate_from_ns(),
-                last_ns: self.bytes.rate_to_ns(),
+                samples: c.bytes.rate_samples(),
+                first_ns: c.bytes.rate_from_ns(),
+                last_ns: c.bytes.rate_to_ns(),
             });
         }
         None
@@ -147,32 +235,33 @@ impl FlowState {
 
     /// Mean rate over the flow's whole sampled lifetime (replay output).
     pub fn lifetime(&self, params: &WindowParams) -> RateEstimate {
-        let seq_ok = self.is_tcp
-            && self.seq.samples() > 1
-            && (!self.seq.unusable(params) || self.bytes.samples() < 2);
+        let seq = self.seq();
+        let c = self.cold;
+        let seq_ok =
+            c.is_tcp && seq.samples() > 1 && (!seq.unusable(params) || c.bytes.samples() < 2);
         let (kind, rate, samples, first, last) = if seq_ok {
             (
                 EstimatorKind::TcpSeq,
-                self.seq.lifetime_rate(),
-                self.seq.samples(),
-                self.seq.first_ns(),
-                self.seq.last_ns(),
+                seq.lifetime_rate(),
+                seq.samples(),
+                seq.first_ns(),
+                seq.last_ns(),
             )
-        } else if self.is_tcp && self.seq.samples() == 0 && self.ack.samples() > 1 {
+        } else if c.is_tcp && seq.samples() == 0 && c.ack.samples() > 1 {
             (
                 EstimatorKind::TcpAck,
-                self.ack.lifetime_rate(),
-                self.ack.samples(),
-                self.ack.first_ns(),
-                self.ack.last_ns(),
+                c.ack.lifetime_rate(),
+                c.ack.samples(),
+                c.ack.first_ns(),
+                c.ack.last_ns(),
             )
         } else {
             (
                 EstimatorKind::SampledBytes,
-                self.bytes.lifetime_rate(),
-                self.bytes.samples(),
-                self.bytes.first_ns(),
-                self.bytes.last_ns(),
+                c.bytes.lifetime_rate(),
+                c.bytes.samples(),
+                c.bytes.first_ns(),
+                c.bytes.last_ns(),
             )
         };
         RateEstimate {
@@ -189,15 +278,17 @@ impl FlowState {
 /// full table refuses new flows (counted) instead of growing without bound. The hasher is
 /// randomly seeded because flow keys come from traffic an attacker can shape.
 ///
-/// The index ([`SlotIndex`]) holds only 8-byte (hash tag, slot) entries; the key
-/// comparison reads the flow state, which the sample needs next anyway. Both the index
-/// entry and the flow state can be prefetched from the hash alone
-/// ([`FlowTable::prefetch_index`], [`FlowTable::prefetch_flow`]), so a worker can
-/// overlap the memory misses of a batch of samples instead of taking them one by one.
+/// The index ([`SlotIndex`]) holds only 8-byte (hash tag, slot) entries; a slot's state
+/// is split in a 64-byte [`FlowHot`] line, all that a data sample needs, and a
+/// [`FlowCold`] record. Both the index entry and the hot line can be prefetched from
+/// the hash alone ([`FlowTable::prefetch_index`], [`FlowTable::prefetch_flow`]), so a
+/// worker can overlap the memory misses of many samples instead of taking them one by
+/// one. With 100k flows the index and hot lines (~10 MB) stay in the last-level cache.
 pub struct FlowTable {
     index: SlotIndex,
     hasher: foldhash::fast::RandomState,
-    slots: Vec<FlowState>,
+    hot: Vec<FlowHot>,
+    cold: Vec<FlowCold>,
     live: Vec<bool>,
     free: Vec<u32>,
     capacity: usize,
@@ -205,15 +296,18 @@ pub struct FlowTable {
 
 impl FlowTable {
     pub fn with_capacity(capacity: usize) -> Self {
-        let slots: Vec<FlowState> = Vec::with_capacity(capacity);
+        let hot: Vec<FlowHot> = Vec::with_capacity(capacity);
+        advise_huge_pages(hot.as_ptr() as usize, capacity * size_of::<FlowHot>());
+        let index = SlotIndex::with_capacity(capacity);
         advise_huge_pages(
-            slots.as_ptr() as usize,
-            capacity * std::mem::size_of::<FlowState>(),
+            index.entries.as_ptr() as usize,
+            index.entries.len() * size_of::<u64>(),
         );
         FlowTable {
-            index: SlotIndex::with_capacity(capacity),
+            index,
             hasher: foldhash::fast::RandomState::default(),
-            slots,
+            hot,
+            cold: Vec::with_capacity(capacity),
             live: Vec::with_capacity(capacity),
             free: Vec::with_capacity(capacity),
             capacity,
@@ -228,36 +322,129 @@ impl FlowTable {
         self.index.len == 0
     }
 
+    /// The compact form of a key (IPv6 addresses digested with the table's seed).
+    #[inline(always)]
+    pub fn compact_key(&self, key: &FlowKey) -> CompactKey {
+        let t = &key.tuple;
+        let (addrs, v6) = match (t.src, t.dst) {
+            (std::net::IpAddr::V4(s), std::net::IpAddr::V4(d)) => {
+                ((s.to_bits() as u64) << 32 | d.to_bits() as u64, 0)
+            }
+            (s, d) => (self.hasher.hash_one((addr_bits(&s), addr_bits(&d))), 1),
+        };
+        CompactKey {
+            addrs,
+            rest: (t.sport as u64) << 48
+                | (t.dport as u64) << 32
+                | (t.proto as u64) << 24
+                | (key.switch as u64) << 8
+                | v6,
+        }
+    }
+
     /// The table's (seeded) hash of a key.
     #[inline]
     pub fn hash(&self, key: &FlowKey) -> u64 {
-        self.hasher.hash_one(key)
+        self.hash_compact(&self.compact_key(key))
+    }
+
+    #[inline(always)]
+    pub fn hash_compact(&self, ck: &CompactKey) -> u64 {
+        self.hasher.hash_one(ck)
     }
 
     /// Start loading the index entry of `hash` into the cache.
-    #[inline]
+    #[inline(always)]
     pub fn prefetch_index(&self, hash: u64) {
         prefetch(self.index.home_ptr(hash));
     }
 
-    /// Start loading the per-sample part of the flow state of `hash` (if its index
-    /// entry is already known) into the cache. Only a hint: changes nothing.
-    #[inline]
-    pub fn prefetch_flow(&self, hash: u64) {
+    /// Start loading the hot line of the flow of `hash` (if its index entry is already
+    /// known) into the cache. Changes nothing; returns the slot prefetched (or NO_SLOT),
+    /// a hint for [`FlowTable::find_hinted`].
+    #[inline(always)]
+    pub fn prefetch_flow(&self, hash: u64) -> u32 {
         if let Some(slot) = self.index.first_tag_match(hash)
-            && let Some(st) = self.slots.get(slot as usize)
+            && let Some(st) = self.hot.get(slot as usize)
         {
-            let base = st as *const FlowState as *const u8;
-            let mut off = 0;
-            while off < HOT_BYTES {
-                prefetch(base.wrapping_add(off));
-                off += 64;
-            }
+            prefetch(st);
+            return slot;
         }
+        NO_SLOT
+    }
+
+    /// [`FlowTable::find`], trying `hint` (any slot number, or NO_SLOT) first: an IPv4
+    /// compact key is exact, unique among live flows, and a free slot's key is
+    /// [`CompactKey::EMPTY`], so a slot holding the key is the flow's.
+    #[inline(always)]
+    pub fn find_hinted(
+        &self,
+        hint: u32,
+        hash: u64,
+        ck: CompactKey,
+        key: impl Fn() -> FlowKey,
+    ) -> Option<u32> {
+        if !ck.is_v6()
+            && let Some(h) = self.hot.get(hint as usize)
+            && h.key == ck
+        {
+            return Some(hint);
+        }
+        self.find(hash, ck, key)
+    }
+
+    /// Slot of the flow with compact key `ck` (hash `hash`); `key` gives the full key,
+    /// needed only to confirm an IPv6 match.
+    #[inline(always)]
+    pub fn find(&self, hash: u64, ck: CompactKey, key: impl Fn() -> FlowKey) -> Option<u32> {
+        let (hot, cold) = (&self.hot, &self.cold);
+        self.index.find(hash, |s| {
+            hot[s as usize].key == ck && (!ck.is_v6() || cold[s as usize].key == key())
+        })
+    }
+
+    /// Add a flow that [`FlowTable::find`] did not find; None when the table is full.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert(
+        &mut self,
+        hash: u64,
+        ck: CompactKey,
+        key: FlowKey,
+        dst_mac: [u8; 6],
+        port: u32,
+        is_tcp: bool,
+        now_ns: u64,
+    ) -> Option<u32> {
+        debug_assert_eq!(hash, self.hash(&key));
+        if self.index.len >= self.capacity {
+            return None;
+        }
+        let hot = FlowHot {
+            key: ck,
+            seq: SeqWindow::default(),
+            dst_mac,
+            unmapped: port == NO_PORT,
+        };
+        let cold = FlowCold::new(key, port, is_tcp, now_ns);
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.hot[s as usize] = hot;
+                self.cold[s as usize] = cold;
+                self.live[s as usize] = true;
+                s
+            }
+            None => {
+                self.hot.push(hot);
+                self.cold.push(cold);
+                self.live.push(true);
+                (self.hot.len() - 1) as u32
+            }
+        };
+        self.index.insert(hash, slot);
+        Some(slot)
     }
 
     /// Slot of `key`, inserting a new flow if there is room.
-    #[inline]
     pub fn get_or_insert(
         &mut self,
         key: FlowKey,
@@ -266,55 +453,38 @@ impl FlowTable {
         is_tcp: bool,
         now_ns: u64,
     ) -> Option<u32> {
-        let hash = self.hash(&key);
-        self.get_or_insert_hashed(hash, key, dst_mac, port, is_tcp, now_ns)
+        let ck = self.compact_key(&key);
+        let hash = self.hash_compact(&ck);
+        match self.find(hash, ck, || key) {
+            Some(s) => Some(s),
+            None => self.insert(hash, ck, key, dst_mac, port, is_tcp, now_ns),
+        }
     }
 
-    /// [`FlowTable::get_or_insert`] with `hash` = [`FlowTable::hash`] of `key`.
-    #[inline]
-    pub fn get_or_insert_hashed(
-        &mut self,
-        hash: u64,
-        key: FlowKey,
-        dst_mac: [u8; 6],
-        port: u32,
-        is_tcp: bool,
-        now_ns: u64,
-    ) -> Option<u32> {
-        debug_assert_eq!(hash, self.hash(&key));
-        let slots = &self.slots;
-        if let Some(slot) = self.index.find(hash, |s| slots[s as usize].key == key) {
-            return Some(slot);
-        }
-        if self.index.len >= self.capacity {
-            return None;
-        }
-        let state = FlowState::new(key, dst_mac, port, is_tcp, now_ns);
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slots[s as usize] = state;
-                self.live[s as usize] = true;
-                s
-            }
-            None => {
-                self.slots.push(state);
-                self.live.push(true);
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.index.insert(hash, slot);
-        Some(slot)
+    #[inline(always)]
+    pub fn hot_mut(&mut self, slot: u32) -> &mut FlowHot {
+        &mut self.hot[slot as usize]
     }
 
     #[inline]
-    pub fn get(&mut self, slot: u32) -> &mut FlowState {
-        &mut self.slots[slot as usize]
+    pub fn cold_mut(&mut self, slot: u32) -> &mut FlowCold {
+        &mut self.cold[slot as usize]
     }
 
-    pub fn remove(&mut self, slot: u32) -> FlowState {
-        let st = self.slots[slot as usize].clone();
-        let hash = self.hash(&st.key);
+    #[inline]
+    pub fn parts_mut(&mut self, slot: u32) -> (&mut FlowHot, &mut FlowCold) {
+        (&mut self.hot[slot as usize], &mut self.cold[slot as usize])
+    }
+
+    pub fn view(&self, slot: u32) -> FlowView<'_> {
+        FlowView::new(&self.hot[slot as usize], &self.cold[slot as usize])
+    }
+
+    pub fn remove(&mut self, slot: u32) -> FlowCold {
+        let st = self.cold[slot as usize].clone();
+        let hash = self.hash_compact(&self.hot[slot as usize].key);
         self.index.remove(hash, slot);
+        self.hot[slot as usize].key = CompactKey::EMPTY;
         self.live[slot as usize] = false;
         self.free.push(slot);
         st
@@ -322,32 +492,32 @@ impl FlowTable {
 
     /// Number of slots ever used (live or free); slot ids are below this.
     pub fn slot_count(&self) -> usize {
-        self.slots.len()
+        self.hot.len()
     }
 
     pub fn is_live(&self, slot: u32) -> bool {
         self.live.get(slot as usize).copied().unwrap_or(false)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &FlowState> {
-        self.slots
+    pub fn iter(&self) -> impl Iterator<Item = FlowView<'_>> {
+        self.hot
             .iter()
+            .zip(self.cold.iter())
             .zip(self.live.iter())
             .filter(|(_, l)| **l)
-            .map(|(s, _)| s)
+            .map(|((h, c), _)| FlowView::new(h, c))
     }
 
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut FlowState> {
-        self.slots
+    /// Every live flow's hot and cold parts.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&mut FlowHot, &mut FlowCold)> {
+        self.hot
             .iter_mut()
+            .zip(self.cold.iter_mut())
             .zip(self.live.iter())
             .filter(|(_, l)| **l)
-            .map(|(s, _)| s)
+            .map(|((h, c), _)| (h, c))
     }
 }
-
-/// Bytes at the start of a [`FlowState`] that a data sample reads or writes.
-const HOT_BYTES: usize = std::mem::offset_of!(FlowState, ack);
 
 /// Open-addressed hash -> slot index with linear probing, at most half full (its size is
 /// fixed by the table's capacity). An entry packs the low 32 bits of the hash (its home
@@ -507,13 +677,93 @@ mod tests {
     }
 
     #[test]
-    fn flow_state_stays_compact() {
-        // A data sample touches the first ~4 cache lines; keep the hot part small.
-        assert!(
-            std::mem::size_of::<FlowState>() <= 448,
-            "{}",
-            std::mem::size_of::<FlowState>()
+    fn hot_state_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<FlowHot>(), 64);
+        assert_eq!(std::mem::align_of::<FlowHot>(), 64);
+    }
+
+    fn key6(src_last: u8, sport: u16) -> FlowKey {
+        let mut s = [0u8; 16];
+        s[0] = 0xfd;
+        s[15] = src_last;
+        FlowKey {
+            switch: 0,
+            tuple: FiveTuple {
+                src: IpAddr::V6(s.into()),
+                dst: IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+                proto: 6,
+                sport,
+                dport: 80,
+            },
+        }
+    }
+
+    #[test]
+    fn compact_keys_tell_every_field_apart() {
+        let t = FlowTable::with_capacity(4);
+        let base = key(1);
+        let mut variants = vec![base];
+        let mut k = base;
+        k.switch = 1;
+        variants.push(k);
+        let mut k = base;
+        k.tuple.proto = 17;
+        variants.push(k);
+        let mut k = base;
+        k.tuple.dport = 81;
+        variants.push(k);
+        variants.push(FlowKey {
+            switch: 0,
+            tuple: base.tuple.reversed(),
+        });
+        variants.push(key6(1, 1));
+        variants.push(key6(2, 1));
+        let cks: Vec<CompactKey> = variants.iter().map(|k| t.compact_key(k)).collect();
+        for i in 0..cks.len() {
+            assert_ne!(cks[i], CompactKey::EMPTY);
+            for j in 0..i {
+                assert_ne!(cks[i], cks[j], "{:?} vs {:?}", variants[i], variants[j]);
+            }
+        }
+        assert!(!cks[0].is_v6() && cks[5].is_v6());
+    }
+
+    #[test]
+    fn ipv6_flows_are_confirmed_by_full_key() {
+        let mut t = FlowTable::with_capacity(8);
+        let a = t
+            .get_or_insert(key6(1, 5), [0; 6], NO_PORT, true, 0)
+            .unwrap();
+        let b = t
+            .get_or_insert(key6(2, 5), [0; 6], NO_PORT, true, 0)
+            .unwrap();
+        assert_ne!(a, b);
+        assert_eq!(
+            t.get_or_insert(key6(1, 5), [0; 6], NO_PORT, true, 0),
+            Some(a)
         );
+        // A hint is never taken for an IPv6 key: the full key decides.
+        let ck = t.compact_key(&key6(2, 5));
+        let hash = t.hash_compact(&ck);
+        assert_eq!(t.find_hinted(a, hash, ck, || key6(2, 5)), Some(b));
+        // Same compact key (as after a digest collision) but another full key: no match.
+        assert_eq!(t.find(hash, ck, || key6(3, 5)), None);
+    }
+
+    #[test]
+    fn freed_slot_hint_matches_nothing() {
+        let mut t = FlowTable::with_capacity(4);
+        let a = t.get_or_insert(key(1), [0; 6], NO_PORT, true, 0).unwrap();
+        let ck = t.compact_key(&key(1));
+        let hash = t.hash_compact(&ck);
+        assert_eq!(t.find_hinted(a, hash, ck, || key(1)), Some(a));
+        t.remove(a);
+        assert_eq!(t.find_hinted(a, hash, ck, || key(1)), None);
+        assert_eq!(t.find_hinted(NO_SLOT, hash, ck, || key(1)), None);
+        // A stale hint to another flow's slot falls back to the index.
+        let b = t.get_or_insert(key(2), [0; 6], NO_PORT, true, 0).unwrap();
+        let c = t.get_or_insert(key(1), [0; 6], NO_PORT, true, 0).unwrap();
+        assert_eq!(t.find_hinted(b, hash, ck, || key(1)), Some(c));
     }
 
     #[test]

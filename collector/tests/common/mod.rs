@@ -282,3 +282,25 @@ pub fn write_pcapng(path: &std::path::Path, frames: &[Captured]) {
         w.write_pcapng_block(epb).unwrap();
     }
 }
+
+/// An IPv6 TCP segment (no truncation, no VLAN).
+#[allow(clippy::too_many_arguments)]
+pub fn tcp6(
+    src_mac: [u8; 6],
+    dst_mac: [u8; 6],
+    src: [u8; 16],
+    dst: [u8; 16],
+    sport: u16,
+    dport: u16,
+    seq: u32,
+    ack: u32,
+    payload: usize,
+) -> Vec<u8> {
+    let b = PacketBuilder::ethernet2(src_mac, dst_mac)
+        .ipv6(src, dst, 64)
+        .tcp(sport, dport, seq, 65535)
+        .ack(ack);
+    let mut out = Vec::with_capacity(payload + 80);
+    b.write(&mut out, &vec![0u8; payload]).unwrap();
+    out
+}
