@@ -224,6 +224,11 @@ pub struct Partition<R> {
     poisson_next: f64,
     /// Open-loop streams by the slot of their next arrival (modulo the wheel).
     stream_wheel: Vec<Vec<u32>>,
+    /// Emptied wheel bucket kept for reuse, so turning the wheel never allocates.
+    wheel_spare: Vec<u32>,
+    /// Per stream, the slot of its next arrival (ceil of `next`), kept as an
+    /// integer so the wheel compares slots without float conversions.
+    stream_due: Vec<Slot>,
     pub flows: Vec<FlowSender>,
     recv: HashMap<u32, u32>,
     calendar: Vec<Vec<Delivery>>,
@@ -304,7 +309,10 @@ impl<R: Router> Partition<R> {
             let ports = RouterPorts {
                 buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
             };
-            routers.push(build(sid as u32, &ports, TableRoute::new(&tables[sid])));
+            let router = build(sid as u32, &ports, TableRoute::new(&tables[sid]));
+            // `routers_transmit` indexes wires by the ports a router marks busy.
+            assert_eq!(router.port_count(), sw.ports.len(), "router port count");
+            routers.push(router);
             router_ids.push(sid as u32);
             wires.push(
                 sw.ports
@@ -371,9 +379,9 @@ impl<R: Router> Partition<R> {
             s.flow = STREAM_FLOW_BIT | (k * nparts + index) as u32;
         }
         let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
-        for (k, s) in streams.iter().enumerate() {
-            stream_wheel[(s.next.max(0.0).ceil() as u64 & STREAM_WHEEL_MASK) as usize]
-                .push(k as u32);
+        let stream_due: Vec<Slot> = streams.iter().map(|s| slot_at_or_after(s.next)).collect();
+        for (k, &due) in stream_due.iter().enumerate() {
+            stream_wheel[(due & STREAM_WHEEL_MASK) as usize].push(k as u32);
         }
         let stream_src_local = streams
             .iter()
@@ -397,6 +405,8 @@ impl<R: Router> Partition<R> {
             ep_wires,
             poisson_next: 0.0,
             stream_wheel,
+            wheel_spare: Vec::new(),
+            stream_due,
             flows: Vec::new(),
             recv: HashMap::new(),
             calendar: (0..horizon).map(|_| Vec::new()).collect(),
@@ -487,7 +497,12 @@ impl<R: Router> Partition<R> {
         pkt: Packet,
     ) {
         match end {
-            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery { to, pkt }),
+            WireEnd::Local(to) => {
+                debug_assert!(calendar.len() == mask as usize + 1);
+                // SAFETY: the calendar has mask + 1 buckets (a power of two).
+                unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
+                    .push(Delivery { to, pkt })
+            }
             WireEnd::Remote { part, to } => {
                 outbox[part as usize].push(Transfer { arrive, to, pkt })
             }
@@ -510,18 +525,22 @@ impl<R: Router> Partition<R> {
             stats,
             ..
         } = self;
-        for (r, router) in routers.iter_mut().enumerate() {
+        let mut sent = 0u64;
+        for (router, wires) in routers.iter_mut().zip(wires.iter_mut()) {
+            debug_assert_eq!(wires.len(), router.port_count());
             for wi in 0..router.backlog().len() {
                 let mut bits = router.backlog()[wi];
                 while bits != 0 {
                     let p = wi * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let w = &mut wires[r][p];
+                    // SAFETY: routers only mark ports they have, and a router has
+                    // one wire per port (built together in `new`).
+                    let w = unsafe { wires.get_unchecked_mut(p) };
                     if w.rate == base {
                         // Base-rate link: exactly one packet per slot, no credit to keep.
                         if let Some(mut pkt) = router.transmit(p as PortId, t) {
                             pkt.hops = pkt.hops.wrapping_add(1);
-                            stats.router_packets += 1;
+                            sent += 1;
                             Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
                         }
                         continue;
@@ -533,19 +552,22 @@ impl<R: Router> Partition<R> {
                         };
                         w.credit -= base;
                         pkt.hops = pkt.hops.wrapping_add(1);
-                        stats.router_packets += 1;
+                        sent += 1;
                         Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
                     }
                 }
             }
         }
+        stats.router_packets += sent;
     }
 
+    #[inline]
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
-        let single = self.ep_wires[i].rate == base;
+        let w = &mut self.ep_wires[i];
+        let single = w.rate == base;
         if !single {
-            self.ep_wires[i].refill(t, base);
+            w.refill(t, base);
         }
         while single || self.ep_wires[i].credit >= base {
             let pkt = match self.endpoints[i].nic.pop_front() {
@@ -561,6 +583,9 @@ impl<R: Router> Partition<R> {
             };
             let w = &mut self.ep_wires[i];
             let (end, arrive) = (w.to, t + w.latency as u64);
+            if !single {
+                w.credit -= base;
+            }
             Self::send(
                 &mut self.calendar,
                 self.mask,
@@ -572,7 +597,6 @@ impl<R: Router> Partition<R> {
             if single {
                 break;
             }
-            self.ep_wires[i].credit -= base;
         }
     }
 
@@ -771,29 +795,30 @@ impl<R: Router> Partition<R> {
     }
 
     fn generate_open_loop(&mut self, t: Slot) {
-        let n = self.shared.endpoints;
-        let tf = t as f64;
         let b = (t & STREAM_WHEEL_MASK) as usize;
         if self.stream_wheel[b].is_empty() {
             return;
         }
-        let due = std::mem::take(&mut self.stream_wheel[b]);
+        let n = self.shared.endpoints;
+        let tf = t as f64;
+        let spare = std::mem::take(&mut self.wheel_spare);
+        let mut due = std::mem::replace(&mut self.stream_wheel[b], spare);
         for &k in &due {
             let k = k as usize;
-            let s = &mut self.streams[k];
-            if slot_at_or_after(s.next) > t {
+            if self.stream_due[k] > t {
                 // Due a whole wheel turn (or more) later.
                 self.stream_wheel[b].push(k as u32);
                 continue;
             }
+            let s = &mut self.streams[k];
             let li = self.stream_src_local[k] as usize;
+            let ep = &mut self.endpoints[li];
             while s.next <= tf {
                 s.next += s.gap();
                 let dst = match s.dst {
                     Some(d) => d,
                     None => other_endpoint(&mut s.rng, n, s.src),
                 };
-                let ep = &mut self.endpoints[li];
                 if ep.nic.len() >= ep.nic_capacity {
                     s.nic_dropped += 1;
                     self.stats.nic_drops += 1;
@@ -813,17 +838,15 @@ impl<R: Router> Partition<R> {
                     data: [0; 8],
                 });
                 s.seq = s.seq.wrapping_add(1);
-                self.ep_ready[li >> 6] |= 1 << (li & 63);
             }
+            Self::mark_ready(&mut self.ep_ready, li);
             let next = slot_at_or_after(s.next).max(t + 1);
+            self.stream_due[k] = next;
             self.stream_wheel[(next & STREAM_WHEEL_MASK) as usize].push(k as u32);
         }
         // Keep the bucket's allocation for the next turn.
-        let mut due = due;
         due.clear();
-        if self.stream_wheel[b].is_empty() {
-            self.stream_wheel[b] = due;
-        }
+        self.wheel_spare = due;
     }
 
     fn check_timers(&mut self, t: Slot) {
