@@ -443,6 +443,25 @@ impl<R: Router> Partition<R> {
     pub fn step(&mut self) {
         let t = self.now;
         self.pull_far(t);
+        self.deliver(t);
+        self.start_flows(t);
+        self.generate_open_loop(t);
+        if t.is_multiple_of(TIMER_INTERVAL) {
+            self.check_timers(t);
+        }
+        self.endpoints_transmit(t);
+        self.routers_transmit(t);
+        if t.is_multiple_of(self.shared.sample_interval) {
+            self.sample(t);
+        }
+        self.now = t + 1;
+    }
+
+    /// Hand the packets due this slot to their routers and endpoints.
+    // Each phase of a slot is its own function: inlined into one, the phases'
+    // per-packet loops compete for registers and spill packets field by field.
+    #[inline(never)]
+    fn deliver(&mut self, t: Slot) {
         let slot = (t & self.mask) as usize;
         let mut bucket = std::mem::take(&mut self.calendar[slot]);
         for d in bucket.drain(..) {
@@ -454,11 +473,10 @@ impl<R: Router> Partition<R> {
             }
         }
         self.calendar[slot] = bucket;
-        self.start_flows(t);
-        self.generate_open_loop(t);
-        if t.is_multiple_of(TIMER_INTERVAL) {
-            self.check_timers(t);
-        }
+    }
+
+    #[inline(never)]
+    fn endpoints_transmit(&mut self, t: Slot) {
         // Rotate which endpoint goes first, so that no source always wins the
         // last free buffer slot at a shared port.
         let n = self.endpoints.len();
@@ -480,11 +498,6 @@ impl<R: Router> Partition<R> {
                 }
             }
         }
-        self.routers_transmit(t);
-        if t.is_multiple_of(self.shared.sample_interval) {
-            self.sample(t);
-        }
-        self.now = t + 1;
     }
 
     #[inline]
@@ -514,6 +527,7 @@ impl<R: Router> Partition<R> {
         ready[i >> 6] |= 1 << (i & 63);
     }
 
+    #[inline(never)]
     fn routers_transmit(&mut self, t: Slot) {
         let base = self.shared.base_rate;
         let Partition {
@@ -600,6 +614,7 @@ impl<R: Router> Partition<R> {
         }
     }
 
+    #[inline(never)]
     fn next_transport_packet(&mut self, i: usize, t: Slot) -> Option<Packet> {
         let ep = &mut self.endpoints[i];
         let n = ep.active.len();
@@ -652,14 +667,10 @@ impl<R: Router> Partition<R> {
         })
     }
 
+    #[inline]
     fn endpoint_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
-        if pkt.has(ACK) {
-            self.sender_ack(pkt, t);
-            return;
-        }
-        let ep = &mut self.endpoints[idx];
-        if pkt.has(OPEN_LOOP) {
-            ep.delivered += 1;
+        if pkt.flags & (ACK | OPEN_LOOP) == OPEN_LOOP {
+            self.endpoints[idx].delivered += 1;
             self.stats.delivered += 1;
             let k = (pkt.flow & !STREAM_FLOW_BIT) as usize;
             if k >= self.stats.stream_delivered.len() {
@@ -668,6 +679,17 @@ impl<R: Router> Partition<R> {
             self.stats.stream_delivered[k] += 1;
             return;
         }
+        self.transport_receive(idx, pkt, t);
+    }
+
+    /// Data and ACKs of window-controlled flows (kept out of the open-loop path).
+    #[inline(never)]
+    fn transport_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
+        if pkt.has(ACK) {
+            self.sender_ack(pkt, t);
+            return;
+        }
+        let ep = &mut self.endpoints[idx];
         let expected = self.recv.entry(pkt.flow).or_insert(0);
         if pkt.seq == *expected {
             *expected += 1;
@@ -794,6 +816,7 @@ impl<R: Router> Partition<R> {
         }
     }
 
+    #[inline(never)]
     fn generate_open_loop(&mut self, t: Slot) {
         let b = (t & STREAM_WHEEL_MASK) as usize;
         if self.stream_wheel[b].is_empty() {

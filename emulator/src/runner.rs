@@ -1,15 +1,17 @@
 //! Runs partitions on worker threads (Flexplane §4): each worker owns the
 //! routers of some racks or pods with their endpoints, pinned to a core;
-//! packets between workers travel in batches over bounded FIFOs; workers do
+//! packets between workers travel in batches over bounded lock-free
+//! single-producer single-consumer rings (one per ordered pair of workers,
+//! indices on separate cache lines, one publication per batch); workers do
 //! not synchronise per timeslot: each runs ahead on its own and waits only when
 //! it is more than the lookahead (the smallest cross-worker link or ACK delay)
 //! plus `skew_slots` ahead of the slowest other worker. With `skew_slots = 0`
 //! no packet ever arrives after its due slot; with more (Flexplane's loose
 //! synchronisation) late packets are delivered at once and counted.
+//! The calling thread only spawns the workers and blocks joining them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
 use crate::config::Mode;
@@ -21,11 +23,14 @@ use crate::fabric::topology::Topology;
 use crate::packet::Slot;
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Router, RouterPorts};
+use rtrb::{Consumer, Producer, RingBuffer};
 
-/// Batches a worker may have queued towards one other worker.
-const FIFO_BATCHES: usize = 256;
-/// Polls of the peers' progress before a waiting worker parks.
-const SPIN_BEFORE_PARK: u32 = 2_000;
+/// Packets a worker may have in flight towards one other worker.
+const RING_TRANSFERS: usize = 1 << 16;
+/// A waiting worker spins this long (peers are normally microseconds away),
+/// then yields its core, then parks until woken.
+const SPIN_WAIT: Duration = Duration::from_micros(50);
+const YIELD_WAIT: Duration = Duration::from_micros(500);
 
 /// Lets a worker that published progress wake peers parked waiting for it.
 struct WorkerSync {
@@ -155,21 +160,36 @@ where
     };
     let parts = if nparts == 1 {
         let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
-        vec![worker(p, None, Vec::new(), &crew)]
+        vec![worker(p, Vec::new(), Vec::new(), &crew)]
     } else {
-        let mut txs = Vec::new();
-        let mut rxs = Vec::new();
-        for _ in 0..nparts {
-            let (tx, rx) = sync_channel::<Vec<Transfer>>(FIFO_BATCHES);
-            txs.push(tx);
-            rxs.push(Some(rx));
+        // rings[i][j]: worker i -> worker j.
+        let mut producers: Vec<Vec<Option<Producer<Transfer>>>> = Vec::new();
+        let mut consumers: Vec<Vec<Option<Consumer<Transfer>>>> =
+            (0..nparts).map(|_| (0..nparts).map(|_| None).collect()).collect();
+        for i in 0..nparts {
+            let mut row = Vec::new();
+            for (j, cons) in consumers.iter_mut().enumerate() {
+                if i == j {
+                    row.push(None);
+                    continue;
+                }
+                let (p, c) = RingBuffer::new(RING_TRANSFERS);
+                row.push(Some(p));
+                cons[i] = Some(c);
+            }
+            producers.push(row);
         }
+        let mut producers = producers.into_iter();
+        let mut consumers = consumers.into_iter();
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..nparts)
                 .map(|i| {
-                    let rx = rxs[i].take();
-                    let tx: Vec<Option<SyncSender<Vec<Transfer>>>> = (0..nparts)
-                        .map(|j| if j == i { None } else { Some(txs[j].clone()) })
+                    let tx = producers.next().expect("one ring row per worker");
+                    let rx: Vec<Consumer<Transfer>> = consumers
+                        .next()
+                        .expect("one ring column per worker")
+                        .into_iter()
+                        .flatten()
                         .collect();
                     let core = if cores.is_empty() {
                         None
@@ -206,12 +226,43 @@ where
     }
 }
 
-fn drain<R: Router>(part: &mut Partition<R>, rx: &Option<Receiver<Vec<Transfer>>>) {
-    if let Some(rx) = rx {
-        while let Ok(batch) = rx.try_recv() {
-            part.accept(batch);
+/// Take in everything the other workers have published so far.
+fn drain<R: Router>(part: &mut Partition<R>, rx: &mut [Consumer<Transfer>]) {
+    for c in rx {
+        let n = c.slots();
+        if n == 0 {
+            continue;
         }
+        let chunk = c.read_chunk(n).expect("slots() are readable");
+        let (a, b) = chunk.as_slices();
+        part.accept(a.iter().chain(b.iter()).copied());
+        chunk.commit_all();
     }
+}
+
+/// Hand `batch` to the ring towards one worker, taking in this worker's own
+/// inbound packets while the ring is full (so two workers pushing to each
+/// other cannot wait on each other).
+fn flush<R: Router>(
+    part: &mut Partition<R>,
+    j: usize,
+    ring: &mut Producer<Transfer>,
+    rx: &mut [Consumer<Transfer>],
+) {
+    let batch = std::mem::take(&mut part.outbox[j]);
+    let mut rest: &[Transfer] = &batch;
+    loop {
+        let (_, left) = ring.push_partial_slice(rest);
+        rest = left;
+        if rest.is_empty() || ring.is_abandoned() {
+            break;
+        }
+        drain(part, rx);
+        std::hint::spin_loop();
+    }
+    let mut batch = batch;
+    batch.clear();
+    part.outbox[j] = batch;
 }
 
 /// What all workers of one run share.
@@ -225,8 +276,8 @@ struct Crew<'a> {
 
 fn worker<R: Router>(
     mut part: Partition<R>,
-    rx: Option<Receiver<Vec<Transfer>>>,
-    tx: Vec<Option<SyncSender<Vec<Transfer>>>>,
+    mut rx: Vec<Consumer<Transfer>>,
+    mut tx: Vec<Option<Producer<Transfer>>>,
     crew: &Crew,
 ) -> PartitionReport {
     let Crew {
@@ -253,23 +304,32 @@ fn worker<R: Router>(
         }
         let mut allowed = end;
         if nparts > 1 {
-            let mut spins = 0u32;
+            let mut waited: Option<Instant> = None;
+            let mut polls = 0u32;
             loop {
                 let slowest = (0..nparts)
                     .filter(|&j| j != me)
                     .map(|j| progress[j].load(Ordering::Acquire))
                     .min()
                     .unwrap_or(u64::MAX);
-                // Everything the others sent before publishing that progress is now in the FIFO.
-                drain(&mut part, &rx);
+                // Everything the others sent before publishing that progress is now in the rings.
+                drain(&mut part, &mut rx);
                 allowed = slowest.saturating_add(allowance).min(end);
                 if part.now < allowed {
                     break;
                 }
-                spins += 1;
-                if spins < SPIN_BEFORE_PARK {
-                    // The peer is usually well under a microsecond away.
+                polls = polls.wrapping_add(1);
+                // Reading the clock costs more than a poll: look at it now and then.
+                let since = if polls % 64 == 0 {
+                    waited.get_or_insert_with(Instant::now).elapsed()
+                } else {
+                    Duration::ZERO
+                };
+                if since < SPIN_WAIT {
                     std::hint::spin_loop();
+                } else if since < YIELD_WAIT {
+                    // The peer may be waiting for this very core (busy machine).
+                    std::thread::yield_now();
                 } else {
                     // Sleep until a peer publishes progress: on a busy machine the
                     // peer may be waiting for this very core. The timeout bounds
@@ -291,25 +351,13 @@ fn worker<R: Router>(
         while part.now < batch_end {
             part.step();
         }
-        for (j, t) in tx.iter().enumerate() {
+        for (j, t) in tx.iter_mut().enumerate() {
             let Some(t) = t else { continue };
-            if part.outbox[j].is_empty() {
-                continue;
-            }
-            let mut batch = std::mem::take(&mut part.outbox[j]);
-            loop {
-                match t.try_send(batch) {
-                    Ok(()) => break,
-                    Err(TrySendError::Full(b)) => {
-                        batch = b;
-                        drain(&mut part, &rx);
-                        std::thread::yield_now();
-                    }
-                    Err(TrySendError::Disconnected(_)) => break,
-                }
+            if !part.outbox[j].is_empty() {
+                flush(&mut part, j, t, &mut rx);
             }
         }
-        // Publish progress only after the batch's packets are in the FIFOs.
+        // Publish progress only after the batch's packets are in the rings.
         progress[me].store(part.now, Ordering::SeqCst);
         sync.wake_others(me);
         if setup.mode == Mode::Realtime {
