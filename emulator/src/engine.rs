@@ -254,8 +254,10 @@ pub struct Partition<R> {
 /// First slot at or after time `x` (in slots, >= 0): ceil without a libm call.
 #[inline]
 fn slot_at_or_after(x: f64) -> Slot {
-    let s = x.max(0.0) as Slot;
-    if (s as f64) < x { s + 1 } else { s }
+    // Via i64: one conversion instruction each way (u64 <-> f64 takes a
+    // two-range dance); slots never come near 2^63, and +inf saturates.
+    let s = x.max(0.0) as i64;
+    (if (s as f64) < x { s.saturating_add(1) } else { s }) as Slot
 }
 
 fn rate_mbps(gbps: f64) -> u32 {
