@@ -43,24 +43,36 @@ pub enum Target {
     Endpoint { idx: u32 },
 }
 
-/// Where a packet goes, in global ids (crosses partitions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GlobalTarget {
-    Switch { id: u32, port: PortId },
-    Endpoint { id: EndpointId },
-}
-
+/// A packet on its way to another partition. `to` is already in the
+/// receiving partition's local indices (the sender knows the placement), so
+/// taking a transfer in is one calendar push.
 #[derive(Clone, Copy, Debug)]
 pub struct Transfer {
     pub arrive: Slot,
-    pub to: GlobalTarget,
+    pub to: PackedTarget,
     pub pkt: Packet,
 }
 
+/// Where a link leads: a target in this partition (`part == WireEnd::LOCAL`)
+/// or in partition `part`. A plain struct, not an enum: the send path tests
+/// one field.
 #[derive(Clone, Copy, Debug)]
-enum WireEnd {
-    Local(PackedTarget),
-    Remote { part: u16, to: GlobalTarget },
+struct WireEnd {
+    to: PackedTarget,
+    part: u16,
+}
+
+impl WireEnd {
+    const LOCAL: u16 = u16::MAX;
+    fn local(to: PackedTarget) -> Self {
+        WireEnd {
+            to,
+            part: Self::LOCAL,
+        }
+    }
+    fn is_remote(&self) -> bool {
+        self.part != Self::LOCAL
+    }
 }
 
 /// The sending end of a link: where it leads, its latency and its rate credit.
@@ -106,7 +118,7 @@ struct Delivery {
 /// `Target` packed into 32 bits: bit 31 set = endpoint `idx`; else switch
 /// `idx` (bits 16..31) and input port (bits 0..16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PackedTarget(u32);
+pub struct PackedTarget(u32);
 
 impl PackedTarget {
     const ENDPOINT: u32 = 1 << 31;
@@ -277,13 +289,12 @@ impl<R: Router> Partition<R> {
         let tables = topo.next_hops();
         let base = shared.base_rate;
         let end_for = |peer: Peer| -> WireEnd {
-            let (part, local, global) = match peer {
+            let (part, local) = match peer {
                 Peer::Endpoint(e) => (
                     pl.endpoint_part[e as usize],
                     Target::Endpoint {
                         idx: pl.endpoint_local[e as usize],
                     },
-                    GlobalTarget::Endpoint { id: e },
                 ),
                 Peer::Switch { switch, port } => (
                     pl.switch_part[switch as usize],
@@ -291,13 +302,13 @@ impl<R: Router> Partition<R> {
                         idx: pl.switch_local[switch as usize],
                         port,
                     },
-                    GlobalTarget::Switch { id: switch, port },
                 ),
             };
+            let to = PackedTarget::pack(local);
             if part as usize == index {
-                WireEnd::Local(PackedTarget::pack(local))
+                WireEnd::local(to)
             } else {
-                WireEnd::Remote { part, to: global }
+                WireEnd { to, part }
             }
         };
         let mut routers = Vec::new();
@@ -354,7 +365,7 @@ impl<R: Router> Partition<R> {
         // may run apart without a packet arriving after its due slot.
         let mut lookahead = u64::MAX;
         for w in wires.iter().flatten().chain(ep_wires.iter()) {
-            if let WireEnd::Remote { .. } = w.to {
+            if w.to.is_remote() {
                 lookahead = lookahead.min(w.latency as u64);
             }
         }
@@ -511,16 +522,14 @@ impl<R: Router> Partition<R> {
         arrive: Slot,
         pkt: Packet,
     ) {
-        match end {
-            WireEnd::Local(to) => {
-                debug_assert!(calendar.len() == mask as usize + 1);
-                // SAFETY: the calendar has mask + 1 buckets (a power of two).
-                unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
-                    .push(Delivery { to, pkt })
-            }
-            WireEnd::Remote { part, to } => {
-                outbox[part as usize].push(Transfer { arrive, to, pkt })
-            }
+        let to = end.to;
+        if !end.is_remote() {
+            debug_assert!(calendar.len() == mask as usize + 1);
+            // SAFETY: the calendar has mask + 1 buckets (a power of two).
+            unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
+                .push(Delivery { to, pkt })
+        } else {
+            outbox[end.part as usize].push(Transfer { arrive, to, pkt })
         }
     }
 
@@ -712,15 +721,13 @@ impl<R: Router> Partition<R> {
         let arrive = t + self.shared.transport.ack_delay_slots as u64;
         let pl = &self.shared.placement;
         let part = pl.endpoint_part[pkt.src as usize];
+        let to = PackedTarget::pack(Target::Endpoint {
+            idx: pl.endpoint_local[pkt.src as usize],
+        });
         let end = if part as usize == self.index {
-            WireEnd::Local(PackedTarget::pack(Target::Endpoint {
-                idx: pl.endpoint_local[pkt.src as usize],
-            }))
+            WireEnd::local(to)
         } else {
-            WireEnd::Remote {
-                part,
-                to: GlobalTarget::Endpoint { id: pkt.src },
-            }
+            WireEnd { to, part }
         };
         Self::send(
             &mut self.calendar,
@@ -910,17 +917,7 @@ impl<R: Router> Partition<R> {
 
     /// Packets from other partitions. Late ones are delivered in the current slot.
     pub fn accept(&mut self, batch: impl IntoIterator<Item = Transfer>) {
-        let pl = &self.shared.placement;
         for tr in batch {
-            let to = match tr.to {
-                GlobalTarget::Switch { id, port } => Target::Switch {
-                    idx: pl.switch_local[id as usize],
-                    port,
-                },
-                GlobalTarget::Endpoint { id } => Target::Endpoint {
-                    idx: pl.endpoint_local[id as usize],
-                },
-            };
             let mut arrive = tr.arrive;
             if arrive < self.now {
                 self.stats.late_transfers += 1;
@@ -928,7 +925,7 @@ impl<R: Router> Partition<R> {
                 arrive = self.now;
             }
             let d = Delivery {
-                to: PackedTarget::pack(to),
+                to: tr.to,
                 pkt: tr.pkt,
             };
             if arrive <= self.now + self.mask {

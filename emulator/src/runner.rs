@@ -104,6 +104,19 @@ pub struct PartitionReport {
     pub streams: Vec<OpenLoopStream>,
     pub slots: Slot,
     pub lag: Option<Lag>,
+    pub load: WorkerLoad,
+}
+
+/// How one worker thread spent a run: the balance between workers bounds how
+/// well a run scales with threads.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct WorkerLoad {
+    /// Router hops this worker emulated.
+    pub router_packets: u64,
+    /// Wall time from start to finish of the worker.
+    pub seconds: f64,
+    /// Part of `seconds` spent waiting for other workers (progress or ring room).
+    pub wait_seconds: f64,
 }
 
 pub struct RunOutput {
@@ -248,21 +261,24 @@ fn flush<R: Router>(
     j: usize,
     ring: &mut Producer<Transfer>,
     rx: &mut [Consumer<Transfer>],
-) {
+) -> Duration {
     let batch = std::mem::take(&mut part.outbox[j]);
     let mut rest: &[Transfer] = &batch;
+    let mut full_since: Option<Instant> = None;
     loop {
         let (_, left) = ring.push_partial_slice(rest);
         rest = left;
         if rest.is_empty() || ring.is_abandoned() {
             break;
         }
+        full_since.get_or_insert_with(Instant::now);
         drain(part, rx);
         std::hint::spin_loop();
     }
     let mut batch = batch;
     batch.clear();
     part.outbox[j] = batch;
+    full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
 
 /// What all workers of one run share.
@@ -290,6 +306,8 @@ fn worker<R: Router>(
     let me = part.index;
     let nparts = progress.len();
     let end = stop.end();
+    let begun = Instant::now();
+    let mut wait = Duration::ZERO;
     let (mut batches, mut behind) = (0u64, 0u64);
     let mut lag = Lag::default();
     // Workers never run more than lookahead (+ the configured loose skew) slots
@@ -307,6 +325,10 @@ fn worker<R: Router>(
             let mut waited: Option<Instant> = None;
             let mut polls = 0u32;
             loop {
+                if polls == 1 {
+                    // Not allowed on at the first look: this is a wait.
+                    waited = Some(Instant::now());
+                }
                 let slowest = (0..nparts)
                     .filter(|&j| j != me)
                     .map(|j| progress[j].load(Ordering::Acquire))
@@ -321,7 +343,7 @@ fn worker<R: Router>(
                 polls = polls.wrapping_add(1);
                 // Reading the clock costs more than a poll: look at it now and then.
                 let since = if polls % 64 == 0 {
-                    waited.get_or_insert_with(Instant::now).elapsed()
+                    waited.map_or(Duration::ZERO, |w| w.elapsed())
                 } else {
                     Duration::ZERO
                 };
@@ -346,6 +368,9 @@ fn worker<R: Router>(
                     sync.waiting[me].store(false, Ordering::SeqCst);
                 }
             }
+            if let Some(w) = waited {
+                wait += w.elapsed();
+            }
         }
         let batch_end = (part.now + setup.batch_slots).min(allowed);
         while part.now < batch_end {
@@ -354,7 +379,7 @@ fn worker<R: Router>(
         for (j, t) in tx.iter_mut().enumerate() {
             let Some(t) = t else { continue };
             if !part.outbox[j].is_empty() {
-                flush(&mut part, j, t, &mut rx);
+                wait += flush(&mut part, j, t, &mut rx);
             }
         }
         // Publish progress only after the batch's packets are in the rings.
@@ -395,6 +420,11 @@ fn worker<R: Router>(
         counters: part.routers.iter().map(|r| r.counters().to_vec()).collect(),
         slots: part.now,
         lag: (setup.mode == Mode::Realtime).then_some(lag),
+        load: WorkerLoad {
+            router_packets: part.stats.router_packets,
+            seconds: begun.elapsed().as_secs_f64(),
+            wait_seconds: wait.as_secs_f64(),
+        },
         flows: std::mem::take(&mut part.flows),
         streams: std::mem::take(&mut part.streams),
         stats: std::mem::take(&mut part.stats),
