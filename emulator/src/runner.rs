@@ -23,6 +23,7 @@ use crate::fabric::topology::Topology;
 use crate::packet::Slot;
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Router, RouterPorts};
+use crossbeam_utils::CachePadded;
 use rtrb::{Consumer, Producer, RingBuffer};
 
 /// Packets a worker may have in flight towards one other worker.
@@ -34,14 +35,14 @@ const YIELD_WAIT: Duration = Duration::from_micros(500);
 
 /// Lets a worker that published progress wake peers parked waiting for it.
 struct WorkerSync {
-    waiting: Vec<AtomicBool>,
+    waiting: Vec<CachePadded<AtomicBool>>,
     threads: Vec<std::sync::OnceLock<std::thread::Thread>>,
 }
 
 impl WorkerSync {
     fn new(n: usize) -> Self {
         WorkerSync {
-            waiting: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            waiting: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
             threads: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
         }
     }
@@ -156,7 +157,11 @@ where
     F: Fn(u32, &RouterPorts, TableRoute) -> R + Sync,
 {
     let nparts = setup.shared.placement.parts;
-    let progress: Vec<AtomicU64> = (0..nparts).map(|_| AtomicU64::new(0)).collect();
+    // Each worker's progress on its own cache line: a worker publishing must
+    // not invalidate the line its peer publishes on.
+    let progress: Vec<CachePadded<AtomicU64>> = (0..nparts)
+        .map(|_| CachePadded::new(AtomicU64::new(0)))
+        .collect();
     let sync = WorkerSync::new(nparts);
     let start = Instant::now();
     let crew = Crew {
@@ -283,7 +288,7 @@ fn flush<R: Router>(
 
 /// What all workers of one run share.
 struct Crew<'a> {
-    progress: &'a [AtomicU64],
+    progress: &'a [CachePadded<AtomicU64>],
     sync: &'a WorkerSync,
     stop: &'a Stop,
     setup: &'a Setup,
