@@ -29,7 +29,8 @@ impl EndpointState {
             id,
             active: Vec::new(),
             rr: 0,
-            nic: PacketQueue::with_capacity(nic_capacity.min(4096)),
+            // Grows on demand up to `nic_capacity`: a short backlog stays in a few cache lines.
+            nic: PacketQueue::with_capacity(nic_capacity.min(16)),
             nic_capacity,
             sequential: None,
             delivered: 0,

@@ -31,6 +31,9 @@ pub enum Admission {
     Evicted,
 }
 
+/// Room a queue's ring starts with (it grows on demand up to the port buffer).
+const INITIAL_QUEUE_PKTS: usize = 16;
+
 /// The queues of one output port. The buffer limit applies to the whole port.
 #[derive(Debug)]
 pub struct PortQueues {
@@ -43,11 +46,10 @@ pub struct PortQueues {
 
 impl PortQueues {
     pub fn new(queues: usize, capacity: u32) -> Self {
-        // A single queue gets its whole buffer up front; with several, each
-        // grows to what it is offered.
-        let first = if queues == 1 { capacity as usize } else { 0 };
+        // Rings start small and double when a queue is longer than ever
+        // before: short queues stay within a few cache lines.
         let q = (0..queues)
-            .map(|i| PacketQueue::with_capacity(if i == 0 { first } else { 0 }))
+            .map(|_| PacketQueue::with_capacity(INITIAL_QUEUE_PKTS.min(capacity as usize)))
             .collect();
         PortQueues {
             queues: q,
