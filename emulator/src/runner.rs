@@ -253,7 +253,8 @@ fn drain<R: Router>(part: &mut Partition<R>, rx: &mut [Consumer<Transfer>]) {
         }
         let chunk = c.read_chunk(n).expect("slots() are readable");
         let (a, b) = chunk.as_slices();
-        part.accept(a.iter().chain(b.iter()).copied());
+        part.accept(a);
+        part.accept(b);
         chunk.commit_all();
     }
 }
@@ -319,6 +320,15 @@ fn worker<R: Router>(
     // ahead of the slowest other worker. With no extra skew this is exact: every
     // packet from another worker is in hand before its due slot.
     let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
+    // Progress is published once per batch. A batch longer than half the
+    // allowance would hold a peer that is `allowance` slots behind waiting
+    // for this batch to end, and the two would take turns instead of running
+    // side by side: keep batches within half the allowance.
+    let batch_slots = if nparts > 1 {
+        setup.batch_slots.min((allowance / 2).max(1))
+    } else {
+        setup.batch_slots
+    };
     while part.now < end {
         if let Stop::Flag(f, _) = stop
             && f.load(Ordering::Relaxed)
@@ -377,7 +387,7 @@ fn worker<R: Router>(
                 wait += w.elapsed();
             }
         }
-        let batch_end = (part.now + setup.batch_slots).min(allowed);
+        let batch_end = (part.now + batch_slots).min(allowed);
         while part.now < batch_end {
             part.step();
         }
