@@ -59,6 +59,8 @@ pub struct StressLevel {
     /// Emulated time over wall time; >= 1 keeps up with real time.
     pub realtime_factor: f64,
     pub kept_up: bool,
+    /// Packets that reached another worker after their due slot (loose synchronisation only).
+    pub late_transfers: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -68,6 +70,7 @@ pub struct StressResult {
     pub threads: usize,
     pub requested_threads: usize,
     pub link_gbps: f64,
+    pub skew_slots: u64,
     /// Highest router throughput (packets through router ports per second)
     /// at a load the emulator kept up with.
     pub max_pkts_per_sec: f64,
@@ -103,6 +106,7 @@ pub fn stress(
     threads: usize,
     seconds: f64,
     link_gbps: f64,
+    skew_slots: u64,
 ) -> Result<StressResult, ConfigError> {
     if !(seconds > 0.0 && seconds <= 3600.0) {
         return Err(ConfigError::Invalid(format!(
@@ -121,6 +125,7 @@ pub fn stress(
                 slot_gbps: link_gbps,
                 mtu_bytes: mtu,
                 threads,
+                skew_slots,
                 mode: Mode::Virtual,
                 duration_us: 3.6e9,
                 ..Emulation::default()
@@ -166,6 +171,7 @@ pub fn stress(
             pkts_per_cpu_sec: per_cpu,
             realtime_factor: factor,
             kept_up,
+            late_transfers: s.late_transfers,
         });
         Ok(kept_up)
     };
@@ -213,6 +219,7 @@ pub fn stress(
         threads: eff_threads,
         requested_threads: threads,
         link_gbps,
+        skew_slots,
         max_pkts_per_sec: max,
         gbps_equivalent: max * mtu as f64 * 8.0 / 1e9,
         pkts_per_sec_per_thread: max / eff_threads as f64,
