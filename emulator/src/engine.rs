@@ -269,7 +269,11 @@ fn slot_at_or_after(x: f64) -> Slot {
     // Via i64: one conversion instruction each way (u64 <-> f64 takes a
     // two-range dance); slots never come near 2^63, and +inf saturates.
     let s = x.max(0.0) as i64;
-    (if (s as f64) < x { s.saturating_add(1) } else { s }) as Slot
+    (if (s as f64) < x {
+        s.saturating_add(1)
+    } else {
+        s
+    }) as Slot
 }
 
 fn rate_mbps(gbps: f64) -> u32 {

@@ -42,7 +42,9 @@ struct WorkerSync {
 impl WorkerSync {
     fn new(n: usize) -> Self {
         WorkerSync {
-            waiting: (0..n).map(|_| CachePadded::new(AtomicBool::new(false))).collect(),
+            waiting: (0..n)
+                .map(|_| CachePadded::new(AtomicBool::new(false)))
+                .collect(),
             threads: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
         }
     }
@@ -182,8 +184,9 @@ where
     } else {
         // rings[i][j]: worker i -> worker j.
         let mut producers: Vec<Vec<Option<Producer<Transfer>>>> = Vec::new();
-        let mut consumers: Vec<Vec<Option<Consumer<Transfer>>>> =
-            (0..nparts).map(|_| (0..nparts).map(|_| None).collect()).collect();
+        let mut consumers: Vec<Vec<Option<Consumer<Transfer>>>> = (0..nparts)
+            .map(|_| (0..nparts).map(|_| None).collect())
+            .collect();
         for i in 0..nparts {
             let mut row = Vec::new();
             for (j, cons) in consumers.iter_mut().enumerate() {
@@ -357,7 +360,7 @@ fn worker<R: Router>(
                 }
                 polls = polls.wrapping_add(1);
                 // Reading the clock costs more than a poll: look at it now and then.
-                let since = if polls % 64 == 0 {
+                let since = if polls.is_multiple_of(64) {
                     waited.map_or(Duration::ZERO, |w| w.elapsed())
                 } else {
                     Duration::ZERO

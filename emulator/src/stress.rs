@@ -224,9 +224,8 @@ pub fn stress(
         gbps_equivalent: max * mtu as f64 * 8.0 / 1e9,
         pkts_per_sec_per_thread: max / eff_threads as f64,
         max_load_kept_up: kept_load,
-        saturated_pkts_per_sec: saturated.unwrap_or_else(|| {
-            levels.last().map(|l| l.pkts_per_sec).unwrap_or(0.0)
-        }),
+        saturated_pkts_per_sec: saturated
+            .unwrap_or_else(|| levels.last().map(|l| l.pkts_per_sec).unwrap_or(0.0)),
         max_pkts_per_cpu_sec: levels
             .iter()
             .map(|l| l.pkts_per_cpu_sec)
