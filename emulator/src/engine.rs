@@ -43,24 +43,36 @@ pub enum Target {
     Endpoint { idx: u32 },
 }
 
-/// Where a packet goes, in global ids (crosses partitions).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GlobalTarget {
-    Switch { id: u32, port: PortId },
-    Endpoint { id: EndpointId },
-}
-
+/// A packet on its way to another partition. `to` is already in the
+/// receiving partition's local indices (the sender knows the placement), so
+/// taking a transfer in is one calendar push.
 #[derive(Clone, Copy, Debug)]
 pub struct Transfer {
     pub arrive: Slot,
-    pub to: GlobalTarget,
+    pub to: PackedTarget,
     pub pkt: Packet,
 }
 
+/// Where a link leads: a target in this partition (`part == WireEnd::LOCAL`)
+/// or in partition `part`. A plain struct, not an enum: the send path tests
+/// one field.
 #[derive(Clone, Copy, Debug)]
-enum WireEnd {
-    Local(PackedTarget),
-    Remote { part: u16, to: GlobalTarget },
+struct WireEnd {
+    to: PackedTarget,
+    part: u16,
+}
+
+impl WireEnd {
+    const LOCAL: u16 = u16::MAX;
+    fn local(to: PackedTarget) -> Self {
+        WireEnd {
+            to,
+            part: Self::LOCAL,
+        }
+    }
+    fn is_remote(&self) -> bool {
+        self.part != Self::LOCAL
+    }
 }
 
 /// The sending end of a link: where it leads, its latency and its rate credit.
@@ -106,7 +118,7 @@ struct Delivery {
 /// `Target` packed into 32 bits: bit 31 set = endpoint `idx`; else switch
 /// `idx` (bits 16..31) and input port (bits 0..16).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct PackedTarget(u32);
+pub struct PackedTarget(u32);
 
 impl PackedTarget {
     const ENDPOINT: u32 = 1 << 31;
@@ -224,6 +236,11 @@ pub struct Partition<R> {
     poisson_next: f64,
     /// Open-loop streams by the slot of their next arrival (modulo the wheel).
     stream_wheel: Vec<Vec<u32>>,
+    /// Emptied wheel bucket kept for reuse, so turning the wheel never allocates.
+    wheel_spare: Vec<u32>,
+    /// Per stream, the slot of its next arrival (ceil of `next`), kept as an
+    /// integer so the wheel compares slots without float conversions.
+    stream_due: Vec<Slot>,
     pub flows: Vec<FlowSender>,
     recv: HashMap<u32, u32>,
     calendar: Vec<Vec<Delivery>>,
@@ -249,8 +266,14 @@ pub struct Partition<R> {
 /// First slot at or after time `x` (in slots, >= 0): ceil without a libm call.
 #[inline]
 fn slot_at_or_after(x: f64) -> Slot {
-    let s = x.max(0.0) as Slot;
-    if (s as f64) < x { s + 1 } else { s }
+    // Via i64: one conversion instruction each way (u64 <-> f64 takes a
+    // two-range dance); slots never come near 2^63, and +inf saturates.
+    let s = x.max(0.0) as i64;
+    (if (s as f64) < x {
+        s.saturating_add(1)
+    } else {
+        s
+    }) as Slot
 }
 
 fn rate_mbps(gbps: f64) -> u32 {
@@ -270,13 +293,12 @@ impl<R: Router> Partition<R> {
         let tables = topo.next_hops();
         let base = shared.base_rate;
         let end_for = |peer: Peer| -> WireEnd {
-            let (part, local, global) = match peer {
+            let (part, local) = match peer {
                 Peer::Endpoint(e) => (
                     pl.endpoint_part[e as usize],
                     Target::Endpoint {
                         idx: pl.endpoint_local[e as usize],
                     },
-                    GlobalTarget::Endpoint { id: e },
                 ),
                 Peer::Switch { switch, port } => (
                     pl.switch_part[switch as usize],
@@ -284,13 +306,13 @@ impl<R: Router> Partition<R> {
                         idx: pl.switch_local[switch as usize],
                         port,
                     },
-                    GlobalTarget::Switch { id: switch, port },
                 ),
             };
+            let to = PackedTarget::pack(local);
             if part as usize == index {
-                WireEnd::Local(PackedTarget::pack(local))
+                WireEnd::local(to)
             } else {
-                WireEnd::Remote { part, to: global }
+                WireEnd { to, part }
             }
         };
         let mut routers = Vec::new();
@@ -304,7 +326,10 @@ impl<R: Router> Partition<R> {
             let ports = RouterPorts {
                 buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
             };
-            routers.push(build(sid as u32, &ports, TableRoute::new(&tables[sid])));
+            let router = build(sid as u32, &ports, TableRoute::new(&tables[sid]));
+            // `routers_transmit` indexes wires by the ports a router marks busy.
+            assert_eq!(router.port_count(), sw.ports.len(), "router port count");
+            routers.push(router);
             router_ids.push(sid as u32);
             wires.push(
                 sw.ports
@@ -344,7 +369,7 @@ impl<R: Router> Partition<R> {
         // may run apart without a packet arriving after its due slot.
         let mut lookahead = u64::MAX;
         for w in wires.iter().flatten().chain(ep_wires.iter()) {
-            if let WireEnd::Remote { .. } = w.to {
+            if w.to.is_remote() {
                 lookahead = lookahead.min(w.latency as u64);
             }
         }
@@ -371,9 +396,9 @@ impl<R: Router> Partition<R> {
             s.flow = STREAM_FLOW_BIT | (k * nparts + index) as u32;
         }
         let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
-        for (k, s) in streams.iter().enumerate() {
-            stream_wheel[(s.next.max(0.0).ceil() as u64 & STREAM_WHEEL_MASK) as usize]
-                .push(k as u32);
+        let stream_due: Vec<Slot> = streams.iter().map(|s| slot_at_or_after(s.next)).collect();
+        for (k, &due) in stream_due.iter().enumerate() {
+            stream_wheel[(due & STREAM_WHEEL_MASK) as usize].push(k as u32);
         }
         let stream_src_local = streams
             .iter()
@@ -397,6 +422,8 @@ impl<R: Router> Partition<R> {
             ep_wires,
             poisson_next: 0.0,
             stream_wheel,
+            wheel_spare: Vec::new(),
+            stream_due,
             flows: Vec::new(),
             recv: HashMap::new(),
             calendar: (0..horizon).map(|_| Vec::new()).collect(),
@@ -433,6 +460,25 @@ impl<R: Router> Partition<R> {
     pub fn step(&mut self) {
         let t = self.now;
         self.pull_far(t);
+        self.deliver(t);
+        self.start_flows(t);
+        self.generate_open_loop(t);
+        if t.is_multiple_of(TIMER_INTERVAL) {
+            self.check_timers(t);
+        }
+        self.endpoints_transmit(t);
+        self.routers_transmit(t);
+        if t.is_multiple_of(self.shared.sample_interval) {
+            self.sample(t);
+        }
+        self.now = t + 1;
+    }
+
+    /// Hand the packets due this slot to their routers and endpoints.
+    // Each phase of a slot is its own function: inlined into one, the phases'
+    // per-packet loops compete for registers and spill packets field by field.
+    #[inline(never)]
+    fn deliver(&mut self, t: Slot) {
         let slot = (t & self.mask) as usize;
         let mut bucket = std::mem::take(&mut self.calendar[slot]);
         for d in bucket.drain(..) {
@@ -444,11 +490,10 @@ impl<R: Router> Partition<R> {
             }
         }
         self.calendar[slot] = bucket;
-        self.start_flows(t);
-        self.generate_open_loop(t);
-        if t.is_multiple_of(TIMER_INTERVAL) {
-            self.check_timers(t);
-        }
+    }
+
+    #[inline(never)]
+    fn endpoints_transmit(&mut self, t: Slot) {
         // Rotate which endpoint goes first, so that no source always wins the
         // last free buffer slot at a shared port.
         let n = self.endpoints.len();
@@ -470,11 +515,6 @@ impl<R: Router> Partition<R> {
                 }
             }
         }
-        self.routers_transmit(t);
-        if t.is_multiple_of(self.shared.sample_interval) {
-            self.sample(t);
-        }
-        self.now = t + 1;
     }
 
     #[inline]
@@ -486,11 +526,14 @@ impl<R: Router> Partition<R> {
         arrive: Slot,
         pkt: Packet,
     ) {
-        match end {
-            WireEnd::Local(to) => calendar[(arrive & mask) as usize].push(Delivery { to, pkt }),
-            WireEnd::Remote { part, to } => {
-                outbox[part as usize].push(Transfer { arrive, to, pkt })
-            }
+        let to = end.to;
+        if !end.is_remote() {
+            debug_assert!(calendar.len() == mask as usize + 1);
+            // SAFETY: the calendar has mask + 1 buckets (a power of two).
+            unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
+                .push(Delivery { to, pkt })
+        } else {
+            outbox[end.part as usize].push(Transfer { arrive, to, pkt })
         }
     }
 
@@ -499,6 +542,7 @@ impl<R: Router> Partition<R> {
         ready[i >> 6] |= 1 << (i & 63);
     }
 
+    #[inline(never)]
     fn routers_transmit(&mut self, t: Slot) {
         let base = self.shared.base_rate;
         let Partition {
@@ -510,18 +554,22 @@ impl<R: Router> Partition<R> {
             stats,
             ..
         } = self;
-        for (r, router) in routers.iter_mut().enumerate() {
+        let mut sent = 0u64;
+        for (router, wires) in routers.iter_mut().zip(wires.iter_mut()) {
+            debug_assert_eq!(wires.len(), router.port_count());
             for wi in 0..router.backlog().len() {
                 let mut bits = router.backlog()[wi];
                 while bits != 0 {
                     let p = wi * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let w = &mut wires[r][p];
+                    // SAFETY: routers only mark ports they have, and a router has
+                    // one wire per port (built together in `new`).
+                    let w = unsafe { wires.get_unchecked_mut(p) };
                     if w.rate == base {
                         // Base-rate link: exactly one packet per slot, no credit to keep.
                         if let Some(mut pkt) = router.transmit(p as PortId, t) {
                             pkt.hops = pkt.hops.wrapping_add(1);
-                            stats.router_packets += 1;
+                            sent += 1;
                             Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
                         }
                         continue;
@@ -533,19 +581,22 @@ impl<R: Router> Partition<R> {
                         };
                         w.credit -= base;
                         pkt.hops = pkt.hops.wrapping_add(1);
-                        stats.router_packets += 1;
+                        sent += 1;
                         Self::send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
                     }
                 }
             }
         }
+        stats.router_packets += sent;
     }
 
+    #[inline]
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
-        let single = self.ep_wires[i].rate == base;
+        let w = &mut self.ep_wires[i];
+        let single = w.rate == base;
         if !single {
-            self.ep_wires[i].refill(t, base);
+            w.refill(t, base);
         }
         while single || self.ep_wires[i].credit >= base {
             let pkt = match self.endpoints[i].nic.pop_front() {
@@ -561,6 +612,9 @@ impl<R: Router> Partition<R> {
             };
             let w = &mut self.ep_wires[i];
             let (end, arrive) = (w.to, t + w.latency as u64);
+            if !single {
+                w.credit -= base;
+            }
             Self::send(
                 &mut self.calendar,
                 self.mask,
@@ -572,10 +626,10 @@ impl<R: Router> Partition<R> {
             if single {
                 break;
             }
-            self.ep_wires[i].credit -= base;
         }
     }
 
+    #[inline(never)]
     fn next_transport_packet(&mut self, i: usize, t: Slot) -> Option<Packet> {
         let ep = &mut self.endpoints[i];
         let n = ep.active.len();
@@ -628,14 +682,10 @@ impl<R: Router> Partition<R> {
         })
     }
 
+    #[inline]
     fn endpoint_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
-        if pkt.has(ACK) {
-            self.sender_ack(pkt, t);
-            return;
-        }
-        let ep = &mut self.endpoints[idx];
-        if pkt.has(OPEN_LOOP) {
-            ep.delivered += 1;
+        if pkt.flags & (ACK | OPEN_LOOP) == OPEN_LOOP {
+            self.endpoints[idx].delivered += 1;
             self.stats.delivered += 1;
             let k = (pkt.flow & !STREAM_FLOW_BIT) as usize;
             if k >= self.stats.stream_delivered.len() {
@@ -644,6 +694,17 @@ impl<R: Router> Partition<R> {
             self.stats.stream_delivered[k] += 1;
             return;
         }
+        self.transport_receive(idx, pkt, t);
+    }
+
+    /// Data and ACKs of window-controlled flows (kept out of the open-loop path).
+    #[inline(never)]
+    fn transport_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
+        if pkt.has(ACK) {
+            self.sender_ack(pkt, t);
+            return;
+        }
+        let ep = &mut self.endpoints[idx];
         let expected = self.recv.entry(pkt.flow).or_insert(0);
         if pkt.seq == *expected {
             *expected += 1;
@@ -664,15 +725,13 @@ impl<R: Router> Partition<R> {
         let arrive = t + self.shared.transport.ack_delay_slots as u64;
         let pl = &self.shared.placement;
         let part = pl.endpoint_part[pkt.src as usize];
+        let to = PackedTarget::pack(Target::Endpoint {
+            idx: pl.endpoint_local[pkt.src as usize],
+        });
         let end = if part as usize == self.index {
-            WireEnd::Local(PackedTarget::pack(Target::Endpoint {
-                idx: pl.endpoint_local[pkt.src as usize],
-            }))
+            WireEnd::local(to)
         } else {
-            WireEnd::Remote {
-                part,
-                to: GlobalTarget::Endpoint { id: pkt.src },
-            }
+            WireEnd { to, part }
         };
         Self::send(
             &mut self.calendar,
@@ -770,30 +829,32 @@ impl<R: Router> Partition<R> {
         }
     }
 
+    #[inline(never)]
     fn generate_open_loop(&mut self, t: Slot) {
-        let n = self.shared.endpoints;
-        let tf = t as f64;
         let b = (t & STREAM_WHEEL_MASK) as usize;
         if self.stream_wheel[b].is_empty() {
             return;
         }
-        let due = std::mem::take(&mut self.stream_wheel[b]);
+        let n = self.shared.endpoints;
+        let tf = t as f64;
+        let spare = std::mem::take(&mut self.wheel_spare);
+        let mut due = std::mem::replace(&mut self.stream_wheel[b], spare);
         for &k in &due {
             let k = k as usize;
-            let s = &mut self.streams[k];
-            if slot_at_or_after(s.next) > t {
+            if self.stream_due[k] > t {
                 // Due a whole wheel turn (or more) later.
                 self.stream_wheel[b].push(k as u32);
                 continue;
             }
+            let s = &mut self.streams[k];
             let li = self.stream_src_local[k] as usize;
+            let ep = &mut self.endpoints[li];
             while s.next <= tf {
                 s.next += s.gap();
                 let dst = match s.dst {
                     Some(d) => d,
                     None => other_endpoint(&mut s.rng, n, s.src),
                 };
-                let ep = &mut self.endpoints[li];
                 if ep.nic.len() >= ep.nic_capacity {
                     s.nic_dropped += 1;
                     self.stats.nic_drops += 1;
@@ -813,17 +874,15 @@ impl<R: Router> Partition<R> {
                     data: [0; 8],
                 });
                 s.seq = s.seq.wrapping_add(1);
-                self.ep_ready[li >> 6] |= 1 << (li & 63);
             }
+            Self::mark_ready(&mut self.ep_ready, li);
             let next = slot_at_or_after(s.next).max(t + 1);
+            self.stream_due[k] = next;
             self.stream_wheel[(next & STREAM_WHEEL_MASK) as usize].push(k as u32);
         }
         // Keep the bucket's allocation for the next turn.
-        let mut due = due;
         due.clear();
-        if self.stream_wheel[b].is_empty() {
-            self.stream_wheel[b] = due;
-        }
+        self.wheel_spare = due;
     }
 
     fn check_timers(&mut self, t: Slot) {
@@ -861,30 +920,26 @@ impl<R: Router> Partition<R> {
     }
 
     /// Packets from other partitions. Late ones are delivered in the current slot.
-    pub fn accept(&mut self, batch: impl IntoIterator<Item = Transfer>) {
-        let pl = &self.shared.placement;
+    // Called once per batch taken from a ring; kept out of line so profiles
+    // show the cost of taking transfers in apart from polling.
+    #[inline(never)]
+    pub fn accept(&mut self, batch: &[Transfer]) {
+        let (now, mask) = (self.now, self.mask);
+        debug_assert!(self.calendar.len() == mask as usize + 1);
         for tr in batch {
-            let to = match tr.to {
-                GlobalTarget::Switch { id, port } => Target::Switch {
-                    idx: pl.switch_local[id as usize],
-                    port,
-                },
-                GlobalTarget::Endpoint { id } => Target::Endpoint {
-                    idx: pl.endpoint_local[id as usize],
-                },
-            };
             let mut arrive = tr.arrive;
-            if arrive < self.now {
+            if arrive < now {
                 self.stats.late_transfers += 1;
-                self.stats.late_slots += self.now - arrive;
-                arrive = self.now;
+                self.stats.late_slots += now - arrive;
+                arrive = now;
             }
             let d = Delivery {
-                to: PackedTarget::pack(to),
+                to: tr.to,
                 pkt: tr.pkt,
             };
-            if arrive <= self.now + self.mask {
-                self.calendar[(arrive & self.mask) as usize].push(d);
+            if arrive <= now + mask {
+                // SAFETY: the calendar has mask + 1 buckets (a power of two).
+                unsafe { self.calendar.get_unchecked_mut((arrive & mask) as usize) }.push(d);
             } else {
                 self.far_seq += 1;
                 self.far.push(Reverse((arrive, self.far_seq)));

@@ -287,6 +287,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         flows_completed: flows.iter().filter(|f| f.fct_us.is_some()).count(),
         fct: FctSummary::of(&flows),
         realtime: lag,
+        workers: out.parts.iter().map(|p| p.load).collect(),
         queue_samples_kept: out.parts.iter().map(|p| p.stats.series.len()).sum(),
         queue_samples_dropped: out.parts.iter().map(|p| p.stats.series_dropped).sum(),
     };

@@ -54,6 +54,11 @@ enum Command {
         seconds: f64,
         #[arg(long, default_value_t = 10.0)]
         link_gbps: f64,
+        /// Loose synchronisation: slots a worker may run past the lookahead
+        /// (0 = exact). With several workers and 1-slot links, exact runs
+        /// rendezvous every slot.
+        #[arg(long, default_value_t = 0)]
+        skew_slots: u64,
     },
 }
 
@@ -112,9 +117,10 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
             threads,
             seconds,
             link_gbps,
+            skew_slots,
         } => {
             let scheme = SchemeConfig::parse_name(&scheme).map_err(anyhow::Error::msg)?;
-            let r = stress(&topology, scheme, threads, seconds, link_gbps)?;
+            let r = stress(&topology, scheme, threads, seconds, link_gbps, skew_slots)?;
             println!("{}", serde_json::to_string(&r)?);
         }
     }

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::config::{Mode, OutputFormat};
 use crate::engine::QueueSample;
 use crate::packet::Slot;
-use crate::runner::Lag;
+use crate::runner::{Lag, WorkerLoad};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowRecord {
@@ -131,6 +131,8 @@ pub struct Summary {
     pub flows_completed: usize,
     pub fct: FctSummary,
     pub realtime: Option<Lag>,
+    /// Per worker thread: router hops, run time and time spent waiting for the others.
+    pub workers: Vec<WorkerLoad>,
     pub queue_samples_kept: usize,
     pub queue_samples_dropped: u64,
 }

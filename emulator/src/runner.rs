@@ -1,15 +1,17 @@
 //! Runs partitions on worker threads (Flexplane §4): each worker owns the
 //! routers of some racks or pods with their endpoints, pinned to a core;
-//! packets between workers travel in batches over bounded FIFOs; workers do
+//! packets between workers travel in batches over bounded lock-free
+//! single-producer single-consumer rings (one per ordered pair of workers,
+//! indices on separate cache lines, one publication per batch); workers do
 //! not synchronise per timeslot: each runs ahead on its own and waits only when
 //! it is more than the lookahead (the smallest cross-worker link or ACK delay)
 //! plus `skew_slots` ahead of the slowest other worker. With `skew_slots = 0`
 //! no packet ever arrives after its due slot; with more (Flexplane's loose
 //! synchronisation) late packets are delivered at once and counted.
+//! The calling thread only spawns the workers and blocks joining them.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::time::{Duration, Instant};
 
 use crate::config::Mode;
@@ -21,22 +23,28 @@ use crate::fabric::topology::Topology;
 use crate::packet::Slot;
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Router, RouterPorts};
+use crossbeam_utils::CachePadded;
+use rtrb::{Consumer, Producer, RingBuffer};
 
-/// Batches a worker may have queued towards one other worker.
-const FIFO_BATCHES: usize = 256;
-/// Polls of the peers' progress before a waiting worker parks.
-const SPIN_BEFORE_PARK: u32 = 2_000;
+/// Packets a worker may have in flight towards one other worker.
+const RING_TRANSFERS: usize = 1 << 16;
+/// A waiting worker spins this long (peers are normally microseconds away),
+/// then yields its core, then parks until woken.
+const SPIN_WAIT: Duration = Duration::from_micros(50);
+const YIELD_WAIT: Duration = Duration::from_micros(500);
 
 /// Lets a worker that published progress wake peers parked waiting for it.
 struct WorkerSync {
-    waiting: Vec<AtomicBool>,
+    waiting: Vec<CachePadded<AtomicBool>>,
     threads: Vec<std::sync::OnceLock<std::thread::Thread>>,
 }
 
 impl WorkerSync {
     fn new(n: usize) -> Self {
         WorkerSync {
-            waiting: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            waiting: (0..n)
+                .map(|_| CachePadded::new(AtomicBool::new(false)))
+                .collect(),
             threads: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
         }
     }
@@ -99,6 +107,19 @@ pub struct PartitionReport {
     pub streams: Vec<OpenLoopStream>,
     pub slots: Slot,
     pub lag: Option<Lag>,
+    pub load: WorkerLoad,
+}
+
+/// How one worker thread spent a run: the balance between workers bounds how
+/// well a run scales with threads.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct WorkerLoad {
+    /// Router hops this worker emulated.
+    pub router_packets: u64,
+    /// Wall time from start to finish of the worker.
+    pub seconds: f64,
+    /// Part of `seconds` spent waiting for other workers (progress or ring room).
+    pub wait_seconds: f64,
 }
 
 pub struct RunOutput {
@@ -138,7 +159,11 @@ where
     F: Fn(u32, &RouterPorts, TableRoute) -> R + Sync,
 {
     let nparts = setup.shared.placement.parts;
-    let progress: Vec<AtomicU64> = (0..nparts).map(|_| AtomicU64::new(0)).collect();
+    // Each worker's progress on its own cache line: a worker publishing must
+    // not invalidate the line its peer publishes on.
+    let progress: Vec<CachePadded<AtomicU64>> = (0..nparts)
+        .map(|_| CachePadded::new(AtomicU64::new(0)))
+        .collect();
     let sync = WorkerSync::new(nparts);
     let start = Instant::now();
     let crew = Crew {
@@ -155,21 +180,37 @@ where
     };
     let parts = if nparts == 1 {
         let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
-        vec![worker(p, None, Vec::new(), &crew)]
+        vec![worker(p, Vec::new(), Vec::new(), &crew)]
     } else {
-        let mut txs = Vec::new();
-        let mut rxs = Vec::new();
-        for _ in 0..nparts {
-            let (tx, rx) = sync_channel::<Vec<Transfer>>(FIFO_BATCHES);
-            txs.push(tx);
-            rxs.push(Some(rx));
+        // rings[i][j]: worker i -> worker j.
+        let mut producers: Vec<Vec<Option<Producer<Transfer>>>> = Vec::new();
+        let mut consumers: Vec<Vec<Option<Consumer<Transfer>>>> = (0..nparts)
+            .map(|_| (0..nparts).map(|_| None).collect())
+            .collect();
+        for i in 0..nparts {
+            let mut row = Vec::new();
+            for (j, cons) in consumers.iter_mut().enumerate() {
+                if i == j {
+                    row.push(None);
+                    continue;
+                }
+                let (p, c) = RingBuffer::new(RING_TRANSFERS);
+                row.push(Some(p));
+                cons[i] = Some(c);
+            }
+            producers.push(row);
         }
+        let mut producers = producers.into_iter();
+        let mut consumers = consumers.into_iter();
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..nparts)
                 .map(|i| {
-                    let rx = rxs[i].take();
-                    let tx: Vec<Option<SyncSender<Vec<Transfer>>>> = (0..nparts)
-                        .map(|j| if j == i { None } else { Some(txs[j].clone()) })
+                    let tx = producers.next().expect("one ring row per worker");
+                    let rx: Vec<Consumer<Transfer>> = consumers
+                        .next()
+                        .expect("one ring column per worker")
+                        .into_iter()
+                        .flatten()
                         .collect();
                     let core = if cores.is_empty() {
                         None
@@ -206,17 +247,52 @@ where
     }
 }
 
-fn drain<R: Router>(part: &mut Partition<R>, rx: &Option<Receiver<Vec<Transfer>>>) {
-    if let Some(rx) = rx {
-        while let Ok(batch) = rx.try_recv() {
-            part.accept(batch);
+/// Take in everything the other workers have published so far.
+fn drain<R: Router>(part: &mut Partition<R>, rx: &mut [Consumer<Transfer>]) {
+    for c in rx {
+        let n = c.slots();
+        if n == 0 {
+            continue;
         }
+        let chunk = c.read_chunk(n).expect("slots() are readable");
+        let (a, b) = chunk.as_slices();
+        part.accept(a);
+        part.accept(b);
+        chunk.commit_all();
     }
+}
+
+/// Hand `batch` to the ring towards one worker, taking in this worker's own
+/// inbound packets while the ring is full (so two workers pushing to each
+/// other cannot wait on each other).
+fn flush<R: Router>(
+    part: &mut Partition<R>,
+    j: usize,
+    ring: &mut Producer<Transfer>,
+    rx: &mut [Consumer<Transfer>],
+) -> Duration {
+    let batch = std::mem::take(&mut part.outbox[j]);
+    let mut rest: &[Transfer] = &batch;
+    let mut full_since: Option<Instant> = None;
+    loop {
+        let (_, left) = ring.push_partial_slice(rest);
+        rest = left;
+        if rest.is_empty() || ring.is_abandoned() {
+            break;
+        }
+        full_since.get_or_insert_with(Instant::now);
+        drain(part, rx);
+        std::hint::spin_loop();
+    }
+    let mut batch = batch;
+    batch.clear();
+    part.outbox[j] = batch;
+    full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
 
 /// What all workers of one run share.
 struct Crew<'a> {
-    progress: &'a [AtomicU64],
+    progress: &'a [CachePadded<AtomicU64>],
     sync: &'a WorkerSync,
     stop: &'a Stop,
     setup: &'a Setup,
@@ -225,8 +301,8 @@ struct Crew<'a> {
 
 fn worker<R: Router>(
     mut part: Partition<R>,
-    rx: Option<Receiver<Vec<Transfer>>>,
-    tx: Vec<Option<SyncSender<Vec<Transfer>>>>,
+    mut rx: Vec<Consumer<Transfer>>,
+    mut tx: Vec<Option<Producer<Transfer>>>,
     crew: &Crew,
 ) -> PartitionReport {
     let Crew {
@@ -239,12 +315,23 @@ fn worker<R: Router>(
     let me = part.index;
     let nparts = progress.len();
     let end = stop.end();
+    let begun = Instant::now();
+    let mut wait = Duration::ZERO;
     let (mut batches, mut behind) = (0u64, 0u64);
     let mut lag = Lag::default();
     // Workers never run more than lookahead (+ the configured loose skew) slots
     // ahead of the slowest other worker. With no extra skew this is exact: every
     // packet from another worker is in hand before its due slot.
     let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
+    // Progress is published once per batch. A batch longer than half the
+    // allowance would hold a peer that is `allowance` slots behind waiting
+    // for this batch to end, and the two would take turns instead of running
+    // side by side: keep batches within half the allowance.
+    let batch_slots = if nparts > 1 {
+        setup.batch_slots.min((allowance / 2).max(1))
+    } else {
+        setup.batch_slots
+    };
     while part.now < end {
         if let Stop::Flag(f, _) = stop
             && f.load(Ordering::Relaxed)
@@ -253,23 +340,36 @@ fn worker<R: Router>(
         }
         let mut allowed = end;
         if nparts > 1 {
-            let mut spins = 0u32;
+            let mut waited: Option<Instant> = None;
+            let mut polls = 0u32;
             loop {
+                if polls == 1 {
+                    // Not allowed on at the first look: this is a wait.
+                    waited = Some(Instant::now());
+                }
                 let slowest = (0..nparts)
                     .filter(|&j| j != me)
                     .map(|j| progress[j].load(Ordering::Acquire))
                     .min()
                     .unwrap_or(u64::MAX);
-                // Everything the others sent before publishing that progress is now in the FIFO.
-                drain(&mut part, &rx);
+                // Everything the others sent before publishing that progress is now in the rings.
+                drain(&mut part, &mut rx);
                 allowed = slowest.saturating_add(allowance).min(end);
                 if part.now < allowed {
                     break;
                 }
-                spins += 1;
-                if spins < SPIN_BEFORE_PARK {
-                    // The peer is usually well under a microsecond away.
+                polls = polls.wrapping_add(1);
+                // Reading the clock costs more than a poll: look at it now and then.
+                let since = if polls.is_multiple_of(64) {
+                    waited.map_or(Duration::ZERO, |w| w.elapsed())
+                } else {
+                    Duration::ZERO
+                };
+                if since < SPIN_WAIT {
                     std::hint::spin_loop();
+                } else if since < YIELD_WAIT {
+                    // The peer may be waiting for this very core (busy machine).
+                    std::thread::yield_now();
                 } else {
                     // Sleep until a peer publishes progress: on a busy machine the
                     // peer may be waiting for this very core. The timeout bounds
@@ -286,30 +386,21 @@ fn worker<R: Router>(
                     sync.waiting[me].store(false, Ordering::SeqCst);
                 }
             }
+            if let Some(w) = waited {
+                wait += w.elapsed();
+            }
         }
-        let batch_end = (part.now + setup.batch_slots).min(allowed);
+        let batch_end = (part.now + batch_slots).min(allowed);
         while part.now < batch_end {
             part.step();
         }
-        for (j, t) in tx.iter().enumerate() {
+        for (j, t) in tx.iter_mut().enumerate() {
             let Some(t) = t else { continue };
-            if part.outbox[j].is_empty() {
-                continue;
-            }
-            let mut batch = std::mem::take(&mut part.outbox[j]);
-            loop {
-                match t.try_send(batch) {
-                    Ok(()) => break,
-                    Err(TrySendError::Full(b)) => {
-                        batch = b;
-                        drain(&mut part, &rx);
-                        std::thread::yield_now();
-                    }
-                    Err(TrySendError::Disconnected(_)) => break,
-                }
+            if !part.outbox[j].is_empty() {
+                wait += flush(&mut part, j, t, &mut rx);
             }
         }
-        // Publish progress only after the batch's packets are in the FIFOs.
+        // Publish progress only after the batch's packets are in the rings.
         progress[me].store(part.now, Ordering::SeqCst);
         sync.wake_others(me);
         if setup.mode == Mode::Realtime {
@@ -347,6 +438,11 @@ fn worker<R: Router>(
         counters: part.routers.iter().map(|r| r.counters().to_vec()).collect(),
         slots: part.now,
         lag: (setup.mode == Mode::Realtime).then_some(lag),
+        load: WorkerLoad {
+            router_packets: part.stats.router_packets,
+            seconds: begun.elapsed().as_secs_f64(),
+            wait_seconds: wait.as_secs_f64(),
+        },
         flows: std::mem::take(&mut part.flows),
         streams: std::mem::take(&mut part.streams),
         stats: std::mem::take(&mut part.stats),

@@ -59,6 +59,8 @@ pub struct StressLevel {
     /// Emulated time over wall time; >= 1 keeps up with real time.
     pub realtime_factor: f64,
     pub kept_up: bool,
+    /// Packets that reached another worker after their due slot (loose synchronisation only).
+    pub late_transfers: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -68,6 +70,7 @@ pub struct StressResult {
     pub threads: usize,
     pub requested_threads: usize,
     pub link_gbps: f64,
+    pub skew_slots: u64,
     /// Highest router throughput (packets through router ports per second)
     /// at a load the emulator kept up with.
     pub max_pkts_per_sec: f64,
@@ -86,12 +89,24 @@ pub struct StressResult {
     pub levels: Vec<StressLevel>,
 }
 
+/// Loads of the upward sweep (fractions of each endpoint's link).
+const SWEEP: [f64; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+/// If even the lowest sweep load cannot keep up (a busy machine), halve the
+/// load at most this many times, so the result is the rate at the highest
+/// load that did keep up rather than nothing.
+const MAX_HALVINGS: usize = 6;
+/// Bisection steps between the last load kept up with and the first not.
+const REFINE_STEPS: usize = 3;
+/// Levels a typical search runs (sweep + refinement): each gets this share of `--seconds`.
+const TYPICAL_LEVELS: f64 = 13.0;
+
 pub fn stress(
     topology: &str,
     scheme: SchemeConfig,
     threads: usize,
     seconds: f64,
     link_gbps: f64,
+    skew_slots: u64,
 ) -> Result<StressResult, ConfigError> {
     if !(seconds > 0.0 && seconds <= 3600.0) {
         return Err(ConfigError::Invalid(format!(
@@ -99,18 +114,18 @@ pub fn stress(
         )));
     }
     let topo_cfg = parse_topology(topology, link_gbps).map_err(ConfigError::Invalid)?;
-    let loads: Vec<f64> = (1..=10).map(|i| i as f64 / 10.0).collect();
-    let budget = Duration::from_secs_f64(seconds / loads.len() as f64);
+    let budget = Duration::from_secs_f64(seconds / TYPICAL_LEVELS);
     let mtu = 1500u32;
-    let mut levels = Vec::new();
+    let mut levels: Vec<StressLevel> = Vec::new();
     let mut eff_threads = threads;
-    let mut saturated = 0.0;
-    for &load in &loads {
+    let mut saturated = None;
+    let mut run_level = |load: f64, levels: &mut Vec<StressLevel>| -> Result<bool, ConfigError> {
         let mut cfg = Config {
             emulation: Emulation {
                 slot_gbps: link_gbps,
                 mtu_bytes: mtu,
                 threads,
+                skew_slots,
                 mode: Mode::Virtual,
                 duration_us: 3.6e9,
                 ..Emulation::default()
@@ -156,11 +171,45 @@ pub fn stress(
             pkts_per_cpu_sec: per_cpu,
             realtime_factor: factor,
             kept_up,
+            late_transfers: s.late_transfers,
         });
-        saturated = s.pkts_per_sec;
-        if !kept_up {
+        Ok(kept_up)
+    };
+    // Sweep up until a load is not kept up with.
+    let mut kept_load: Option<f64> = None;
+    let mut failed_load: Option<f64> = None;
+    for &load in &SWEEP {
+        if run_level(load, &mut levels)? {
+            kept_load = Some(load);
+        } else {
+            failed_load = Some(load);
+            saturated = levels.last().map(|l| l.pkts_per_sec);
             break;
         }
+    }
+    // Nothing kept up (typically another process holds the cores): go down.
+    if kept_load.is_none() {
+        let mut load = SWEEP[0];
+        for _ in 0..MAX_HALVINGS {
+            load /= 2.0;
+            if run_level(load, &mut levels)? {
+                kept_load = Some(load);
+                break;
+            }
+            failed_load = Some(load);
+        }
+    }
+    // Narrow the gap between the last load kept up with and the first not.
+    if let (Some(mut lo), Some(mut hi)) = (kept_load, failed_load) {
+        for _ in 0..REFINE_STEPS {
+            let mid = (lo + hi) / 2.0;
+            if run_level(mid, &mut levels)? {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        kept_load = Some(lo);
     }
     let kept: Vec<&StressLevel> = levels.iter().filter(|l| l.kept_up).collect();
     let max = kept.iter().map(|l| l.pkts_per_sec).fold(0.0, f64::max);
@@ -170,11 +219,13 @@ pub fn stress(
         threads: eff_threads,
         requested_threads: threads,
         link_gbps,
+        skew_slots,
         max_pkts_per_sec: max,
         gbps_equivalent: max * mtu as f64 * 8.0 / 1e9,
         pkts_per_sec_per_thread: max / eff_threads as f64,
-        max_load_kept_up: kept.last().map(|l| l.load),
-        saturated_pkts_per_sec: saturated,
+        max_load_kept_up: kept_load,
+        saturated_pkts_per_sec: saturated
+            .unwrap_or_else(|| levels.last().map(|l| l.pkts_per_sec).unwrap_or(0.0)),
         max_pkts_per_cpu_sec: levels
             .iter()
             .map(|l| l.pkts_per_cpu_sec)

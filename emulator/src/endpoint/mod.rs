@@ -5,9 +5,8 @@ pub mod sizes;
 pub mod transport;
 pub mod workload;
 
-use std::collections::VecDeque;
-
-use crate::packet::{EndpointId, Packet};
+use crate::packet::EndpointId;
+use crate::queue::PacketQueue;
 
 /// One endpoint's sending side.
 #[derive(Debug)]
@@ -17,7 +16,7 @@ pub struct EndpointState {
     pub active: Vec<u32>,
     pub rr: usize,
     /// Open-loop packets waiting for the uplink (bounded; overflow is counted).
-    pub nic: VecDeque<Packet>,
+    pub nic: PacketQueue,
     pub nic_capacity: usize,
     /// Indices into the partition's shuffle queues, if this endpoint runs one.
     pub sequential: Option<usize>,
@@ -30,7 +29,8 @@ impl EndpointState {
             id,
             active: Vec::new(),
             rr: 0,
-            nic: VecDeque::with_capacity(nic_capacity.min(4096)),
+            // Grows on demand up to `nic_capacity`: a short backlog stays in a few cache lines.
+            nic: PacketQueue::with_capacity(nic_capacity.min(16)),
             nic_capacity,
             sequential: None,
             delivered: 0,

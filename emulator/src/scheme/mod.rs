@@ -15,10 +15,9 @@ pub mod priority;
 pub mod red;
 pub mod route;
 
-use std::collections::VecDeque;
-
 use crate::fabric::counters::PortCounters;
 use crate::packet::{Packet, PortId, QueueId, Slot};
+use crate::queue::PacketQueue;
 
 /// Outcome of offering a packet to a port's queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,10 +31,13 @@ pub enum Admission {
     Evicted,
 }
 
+/// Room a queue's ring starts with (it grows on demand up to the port buffer).
+const INITIAL_QUEUE_PKTS: usize = 16;
+
 /// The queues of one output port. The buffer limit applies to the whole port.
 #[derive(Debug)]
 pub struct PortQueues {
-    pub queues: Vec<VecDeque<Packet>>,
+    pub queues: Vec<PacketQueue>,
     /// Packets held across all queues of the port.
     pub len: u32,
     /// Port buffer in packets.
@@ -44,10 +46,11 @@ pub struct PortQueues {
 
 impl PortQueues {
     pub fn new(queues: usize, capacity: u32) -> Self {
-        let mut q: Vec<VecDeque<Packet>> = (0..queues).map(|_| VecDeque::new()).collect();
-        if queues == 1 {
-            q[0].reserve(capacity as usize);
-        }
+        // Rings start small and double when a queue is longer than ever
+        // before: short queues stay within a few cache lines.
+        let q = (0..queues)
+            .map(|_| PacketQueue::with_capacity(INITIAL_QUEUE_PKTS.min(capacity as usize)))
+            .collect();
         PortQueues {
             queues: q,
             len: 0,
@@ -222,14 +225,14 @@ where
     }
     #[inline]
     fn transmit(&mut self, port: PortId, now: Slot) -> Option<Packet> {
-        if self.bank.ports[port as usize].len == 0 {
+        let i = port as usize;
+        if self.bank.ports[i].len == 0 {
             return None;
         }
         let p = self.schedule.schedule(port, &mut self.bank, now);
-        if p.is_some() {
-            self.counters[port as usize].transmitted += 1;
-        }
-        if self.bank.ports[port as usize].len == 0 {
+        let counters = &mut self.counters[i];
+        counters.transmitted += p.is_some() as u64;
+        if self.bank.ports[i].len == 0 {
             self.busy.remove(port);
         }
         p
