@@ -141,6 +141,10 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--poll-ms", defaultValue = "100", description = "Poll mode's interval")
         long pollMs;
 
+        @Option(names = "--fabric-nice", defaultValue = "10",
+                description = "nice value of the emulated fabric, 0-19: it yields the CPU to the collector and the controller, as switches would never take it from them; its lag is reported (default: ${DEFAULT-VALUE})")
+        int fabricNice;
+
         @Option(names = "--elephant-pct", defaultValue = "10",
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
         double elephantPct;
@@ -194,7 +198,7 @@ public final class LabCommand implements Callable<Integer> {
                     }
                 };
                 ExperimentRunner runner = new ExperimentRunner(
-                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric")), endpoint,
+                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice), endpoint,
                         new CollectorClient(collectorControl), options, progress);
                 bar.setExtraMessage("warming up the controller");
                 org.planck.lab.control.JitWarmUp.run(2000);
@@ -209,7 +213,9 @@ public final class LabCommand implements Callable<Integer> {
                 String settings = String.format("Flows: %d MiB; seed %d; threshold %.0f%%, hysteresis %.0f%%, "
                         + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate; fabric %s",
                         mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
-                        fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots");
+                        (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
+                                + (fabricNice > 0 ? ", at nice " + fabricNice + " (it yields the CPU to the collector "
+                                + "and the controller)" : ""));
                 new Report(results, rate, settings).write(dir);
             }
             System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));

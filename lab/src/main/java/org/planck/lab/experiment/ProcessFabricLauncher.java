@@ -9,10 +9,12 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
@@ -26,17 +28,33 @@ public final class ProcessFabricLauncher implements FabricLauncher {
 
     private final Path binary;
     private final Path workDir;
+    private final int niceness;
     private final AtomicInteger runs = new AtomicInteger();
 
     /**
-     * A launcher.
+     * A launcher whose fabric runs at normal priority.
      *
      * @param binary  the planck-emu executable
      * @param workDir where configs and logs go
      */
     public ProcessFabricLauncher(Path binary, Path workDir) {
+        this(binary, workDir, 0);
+    }
+
+    /**
+     * A launcher.
+     *
+     * @param binary   the planck-emu executable
+     * @param workDir  where configs and logs go
+     * @param niceness the fabric's nice value, 0-19: above 0 it yields the CPU to the collector and
+     *                 the controller, as hardware would never take it from them (its lag behind
+     *                 real time is measured and reported)
+     */
+    public ProcessFabricLauncher(Path binary, Path workDir, int niceness) {
         this.binary = checkNotNull(binary, "binary");
         this.workDir = checkNotNull(workDir, "workDir");
+        checkArgument(niceness >= 0 && niceness <= 19, "niceness must be in [0, 19]: %s", niceness);
+        this.niceness = niceness;
     }
 
     @Override
@@ -46,7 +64,12 @@ public final class ProcessFabricLauncher implements FabricLauncher {
         Path config = workDir.resolve("fabric-" + n + ".toml");
         Files.writeString(config, spec.toToml());
         Path out = workDir.resolve("fabric-" + n + ".log");
-        Process p = new ProcessBuilder(List.of(binary.toString(), "fabric", "--config", config.toString()))
+        List<String> command = new ArrayList<>();
+        if (niceness > 0) {
+            command.addAll(List.of("nice", "-n", Integer.toString(niceness)));
+        }
+        command.addAll(List.of(binary.toString(), "fabric", "--config", config.toString()));
+        Process p = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(out.toFile()).start();
         URI control = URI.create("http://" + spec.controlListen());
         EmulatorClient client = new EmulatorClient(control);

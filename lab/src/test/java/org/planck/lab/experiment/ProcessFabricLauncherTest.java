@@ -22,10 +22,11 @@ import static org.junit.Assert.fail;
 public class ProcessFabricLauncherTest {
     private static final String FAKE_EMU = String.join("\n",
             "#!/usr/bin/env python3",
-            "import json, sys, http.server, tomllib",
+            "import json, os, sys, http.server, tomllib",
             "assert sys.argv[1:3] == ['fabric', '--config'], sys.argv",
             "cfg = tomllib.load(open(sys.argv[3], 'rb'))",
             "if cfg['fabric'].get('fail'): sys.exit(3)",
+            "open(sys.argv[3] + '.nice', 'w').write(str(os.nice(0)))",
             "host, port = cfg['control']['listen'].split(':')",
             "class H(http.server.BaseHTTPRequestHandler):",
             "    def log_message(self, *a): pass",
@@ -80,6 +81,25 @@ public class ProcessFabricLauncherTest {
             fail("the fabric still answers after close");
         } catch (org.planck.lab.emu.EmulatorException expected) {
             assertEquals(0, expected.status());
+        }
+    }
+
+    @Test
+    public void theFabricRunsAtTheGivenNiceValue() throws Exception {
+        Path work = tmp.newFolder("nice").toPath();
+        int before = Integer.parseInt(new String(new ProcessBuilder("nice").start().getInputStream().readAllBytes())
+                                              .trim());
+        ProcessFabricLauncher launcher = new ProcessFabricLauncher(fakeEmu(), work, 7);
+        FabricLauncher.RunningFabric f = launcher.start(
+                new FabricSpec(FabricSpec.Shape.FAT_TREE, 1_000_000_000L, "127.0.0.1:" + freePort()));
+        f.close();
+        assertEquals(Math.min(19, before + 7),
+                     Integer.parseInt(Files.readString(work.resolve("fabric-1.toml.nice")).trim()));
+        try {
+            new ProcessFabricLauncher(fakeEmu(), work, 20);
+            fail("nice 20 is out of range");
+        } catch (IllegalArgumentException expected) {
+            assertTrue(expected.getMessage().contains("niceness"));
         }
     }
 
