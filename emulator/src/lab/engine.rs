@@ -13,6 +13,9 @@ use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
 use serde_json::{Value, json};
 
 use super::addr::{host_ip, host_mac, switch_id};
@@ -178,6 +181,8 @@ pub struct FabricEngine {
     flows: Vec<Flow>,
     pending_starts: Vec<u32>,
     calendar: Vec<Vec<(Dest, Pkt)>>,
+    /// Order of same-slot arrivals (seeded: a run is reproducible in virtual time).
+    arrival_order: SmallRng,
     acks: VecDeque<(Slot, u32, u32)>,
     mirrors: Vec<Option<MirrorPort>>,
     sink: Option<FrameSink>,
@@ -253,6 +258,7 @@ impl FabricEngine {
             flows: Vec::new(),
             pending_starts: Vec::new(),
             calendar: vec![Vec::new(); max_lat as usize + 1],
+            arrival_order: SmallRng::seed_from_u64(0x706c_616e_636b),
             acks: VecDeque::new(),
             mirrors: (0..n).map(|_| None).collect(),
             sink: None,
@@ -423,6 +429,10 @@ impl FabricEngine {
         let t = self.now;
         let ring = self.calendar.len() as u64;
         let mut due = std::mem::take(&mut self.calendar[(t % ring) as usize]);
+        // Packets that arrive in the same timeslot are taken in random order, as they would
+        // interleave on real links. In a fixed order the same flow always finds a full queue
+        // first, and one TCP flow locks another out of a shared link for hundreds of ms.
+        due.shuffle(&mut self.arrival_order);
         for &(dest, pkt) in &due {
             match dest {
                 Dest::Switch { sw, port } => self.forward(sw as usize, port, pkt),
