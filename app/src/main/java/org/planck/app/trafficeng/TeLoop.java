@@ -79,6 +79,8 @@ public final class TeLoop {
     private final Map<ConnectPoint, Double> unhandled = new HashMap<>();
     /** Ports carrying a measured load (Poll mode). */
     private final Set<ConnectPoint> measured = new HashSet<>();
+    /** Ports carrying the load a congestion notice reported, until CLEARED. */
+    private final Set<ConnectPoint> noticed = new HashSet<>();
 
     /**
      * Creates a loop.
@@ -337,7 +339,11 @@ public final class TeLoop {
 
     /**
      * A collector's congestion notice (PLANCK mode): CLEARED lifts the port's mark; CONGESTED
-     * relieves the port now on the node that acts (the leader), and only marks it elsewhere.
+     * relieves the port now on the node that acts (the leader), and only marks it elsewhere. The
+     * utilisation the collector measured stays as a floor under the port's load in the view until
+     * CLEARED: notices come on transitions only, and a fair-share demand can understate what the
+     * flows actually take (a flow limited elsewhere leaves its share to the others), so later
+     * checks of the view ({@link #relieveOverloaded}) keep seeing the port as it was measured.
      *
      * @param port          the port
      * @param congested     CONGESTED (true) or CLEARED
@@ -350,7 +356,16 @@ public final class TeLoop {
                                   long receivedNanos) {
         if (!congested) {
             clearCongested(port);
+            if (noticed.remove(port) && load != null) {
+                load.clearPortLoad(port);
+            }
             return List.of();
+        }
+        if (utilisation.isPresent() && onPlan()) {
+            Optional<Double> cap = load.capacityBytesPerSec(port);
+            if (cap.isPresent() && load.reportPortLoad(port, utilisation.getAsDouble() * cap.get())) {
+                noticed.add(port);
+            }
         }
         if (!act) {
             markCongested(port, utilisation);

@@ -22,6 +22,7 @@ import org.planck.api.trafficeng.TeMode;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
@@ -183,6 +184,33 @@ public class PlanckTeManagerTest {
                    bed.flowRule(src.edge(), a).isPresent() ^ bed.flowRule(src.edge(), b).isPresent());
         bed.te.syncNow();
         assertEquals("nothing more to gain", 1, bed.reroutes.rerouteCount());
+    }
+
+    @Test
+    public void aNoticedUtilisationStaysUnderThePortUntilCleared() {
+        start(100, true, "STATIC");
+        FlowKey a = flow(1);
+        FlowKey b = flow(2);
+        ConnectPoint up = uplink();
+        // 24% + 12% measured on the uplink (demand = measured rate here): under the 50% threshold.
+        bed.ingest(List.of(rate(a, up, RATE), rate(b, up, RATE * 0.5)));
+        // The same loop the component runs, driven directly (the component is in STATIC mode).
+        TeLoop loop = new TeLoop(bed.fabric.routes, bed.telemetry, bed.reroutes, l -> { });
+        loop.configure(0.5, 100, 0);
+        loop.sync();
+        assertEquals(0.36, loop.utilisation(up), 1e-9);
+        // A notice says 90% (traffic the estimates miss). This node does not act yet: it marks.
+        assertTrue(loop.onNotice(up, true, OptionalDouble.of(0.9), false, System.nanoTime()).isEmpty());
+        assertEquals(0.9, loop.utilisation(up), 1e-9);
+        assertTrue(loop.isCongested(up));
+        // A later check of the view still sees the port as measured, and relieves it.
+        List<Reroute> moved = loop.relieveOverloaded(List.of(), System.nanoTime());
+        assertFalse(moved.isEmpty());
+        assertEquals(up, moved.get(0).congestedPort().orElseThrow());
+        // CLEARED lifts both the mark and the floor.
+        loop.onNotice(up, false, OptionalDouble.of(0.3), true, System.nanoTime());
+        assertFalse(loop.isCongested(up));
+        assertTrue(loop.utilisation(up) < 0.36);
     }
 
     /** A moved flow's new path gets congested further along: with damping it stays put. */
