@@ -216,7 +216,7 @@ public final class LabCommand implements Callable<Integer> {
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice + " (it yields the CPU to the collector "
                                 + "and the controller)" : ""));
-                new Report(results, rate, settings).write(dir);
+                new Report(results, rate, settings, pollMs).write(dir);
             }
             System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));
             System.out.print(Files.readString(dir.resolve(Report.SUMMARY_CSV)));

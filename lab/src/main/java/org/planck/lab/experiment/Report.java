@@ -37,18 +37,26 @@ public final class Report {
     private final List<RunResult> results;
     private final LinkRateDecision rate;
     private final String settings;
+    private final long pollIntervalMs;
 
     /**
      * A report.
      *
-     * @param results  runs
-     * @param rate     link rate used and why
-     * @param settings one line describing flow size, seed, thresholds
+     * @param results        runs
+     * @param rate           link rate used and why
+     * @param settings       one line describing flow size, seed, thresholds
+     * @param pollIntervalMs Poll mode's interval, which names the mode ("Poll-100ms")
      */
-    public Report(List<RunResult> results, LinkRateDecision rate, String settings) {
+    public Report(List<RunResult> results, LinkRateDecision rate, String settings, long pollIntervalMs) {
         this.results = List.copyOf(results);
         this.rate = rate;
         this.settings = settings;
+        this.pollIntervalMs = pollIntervalMs;
+    }
+
+    /** A mode's name in the report: Poll's carries the interval it actually used. */
+    private String label(RoutingMode m) {
+        return m == RoutingMode.POLL ? "Poll-" + pollIntervalMs + "ms" : m.label();
     }
 
     /**
@@ -123,7 +131,7 @@ public final class Report {
             RunResult opt = find(r.workload(), RoutingMode.OPTIMAL);
             String pct = opt == null || opt.meanThroughputBps() == 0 ? ""
                     : fmt(100 * r.meanThroughputBps() / opt.meanThroughputBps());
-            sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(r.linkBps())
+            sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(r.linkBps())
                     .append(',').append(r.flows().size()).append(',').append(fmt(r.meanThroughputBps() / 1e6))
                     .append(',').append(fmt(r.medianThroughputBps() / 1e6)).append(',').append(pct)
                     .append(',').append(r.moves()).append(',').append(r.maxLagUs()).append(',')
@@ -138,7 +146,7 @@ public final class Report {
                 "workload,mode,time_ms,src,dst,proto,sport,dport,congested_port,from_path,to_path,decision_latency_us\n");
         for (RunResult r : results) {
             for (Reroute m : r.moveLog()) {
-                sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(m.timeMillis())
+                sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(m.timeMillis())
                         .append(',').append(m.flow().src()).append(',').append(m.flow().dst()).append(',')
                         .append(m.flow().proto()).append(',').append(m.flow().srcPort()).append(',')
                         .append(m.flow().dstPort()).append(',')
@@ -155,7 +163,7 @@ public final class Report {
                 "workload,mode,id,src,dst,bytes,start_us,finish_us,throughput_mbps,retransmits,timeouts\n");
         for (RunResult r : results) {
             for (FlowResult f : r.flows()) {
-                sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(f.id())
+                sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(f.id())
                         .append(',').append(f.src()).append(',').append(f.dst()).append(',').append(f.bytes())
                         .append(',').append(f.startUs()).append(',').append(f.finishUs()).append(',')
                         .append(fmt(f.throughputBps() / 1e6)).append(',').append(f.retransmits()).append(',')
@@ -170,7 +178,7 @@ public final class Report {
                 "workload,mode,trigger,switch,port,sample_us,receipt_us,decision_us,fabric_applied_us,answered_us,moves\n");
         for (RunResult r : results) {
             for (LoopLatencyLog.Entry e : r.decisions()) {
-                sb.append(r.workload().id()).append(',').append(r.mode().label()).append(',').append(e.trigger())
+                sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(e.trigger())
                         .append(',').append(e.port().deviceId()).append(',').append(e.port().port().toLong())
                         .append(',').append(e.sampleUs()).append(',').append(e.receiptUs()).append(',')
                         .append(e.decisionUs()).append(',').append(e.appliedUs()).append(',')
@@ -208,7 +216,7 @@ public final class Report {
         List<RoutingMode> modes = modes();
         sb.append("| workload |");
         for (RoutingMode m : modes) {
-            sb.append(' ').append(m.label()).append(" mean | ").append(m.label()).append(" median |");
+            sb.append(' ').append(label(m)).append(" mean | ").append(label(m)).append(" median |");
         }
         sb.append("\n|---|");
         for (int i = 0; i < modes.size(); i++) {
@@ -227,7 +235,7 @@ public final class Report {
         if (modes.contains(RoutingMode.OPTIMAL)) {
             sb.append("\nMean throughput as % of Optimal:\n\n| workload |");
             for (RoutingMode m : modes) {
-                sb.append(' ').append(m.label()).append(" |");
+                sb.append(' ').append(label(m)).append(" |");
             }
             sb.append("\n|---|");
             modes.forEach(m -> sb.append("---:|"));
@@ -246,7 +254,8 @@ public final class Report {
         if (modes.contains(RoutingMode.PLANCK)) {
             sb.append("\nPlanckTE against the baselines (mean flow throughput; Planck's result: within a few % of "
                       + "Optimal, ahead of polling and static hashing):\n\n"
-                      + "| workload | PlanckTE % of Optimal | ahead of Poll-100ms | ahead of Static |\n"
+                      + "| workload | PlanckTE % of Optimal | ahead of " + label(RoutingMode.POLL)
+                      + " | ahead of Static |\n"
                       + "|---|---:|---|---|\n");
             for (Workload w : workloads()) {
                 RunResult te = find(w, RoutingMode.PLANCK);
@@ -265,7 +274,7 @@ public final class Report {
                 .append("| workload | mode | flows | moves | notices | max lag (us) | unmatched | mirror frames | mirror drops |\n")
                 .append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (RunResult r : results) {
-            sb.append("| ").append(r.workload().label()).append(" | ").append(r.mode().label()).append(" | ")
+            sb.append("| ").append(r.workload().label()).append(" | ").append(label(r.mode())).append(" | ")
                     .append(r.flows().size()).append(" | ").append(r.moves()).append(" | ").append(r.notices())
                     .append(" | ").append(r.maxLagUs()).append(" | ").append(r.unmatched()).append(" | ")
                     .append(r.mirrorFrames()).append(" | ").append(r.mirrorDrops()).append(" |\n");
@@ -288,7 +297,7 @@ public final class Report {
         for (Map.Entry<RoutingMode, LoopLatencyLog> e : loopByMode().entrySet()) {
             for (Map.Entry<String, ToLongFunction<LoopLatencyLog.Entry>> i : intervals.entrySet()) {
                 LoopLatencyLog.Distribution d = e.getValue().applied(i.getValue());
-                sb.append("| ").append(e.getKey().label()).append(" | ").append(i.getKey()).append(" | ")
+                sb.append("| ").append(label(e.getKey())).append(" | ").append(i.getKey()).append(" | ")
                         .append(d.count()).append(" | ").append(d.quantile(0.5)).append(" | ")
                         .append(d.quantile(0.9)).append(" | ").append(d.quantile(0.99)).append(" | ")
                         .append(d.max()).append(" |\n");
@@ -322,7 +331,7 @@ public final class Report {
             }
             double[] t = r.sortedThroughputs();
             double[][] xy = stepCdf(Arrays.stream(t).map(v -> v / 1e6).toArray());
-            chart.addSeries(m.label(), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
+            chart.addSeries(label(m), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
         }
         return chart;
     }
@@ -339,7 +348,7 @@ public final class Report {
                 continue;
             }
             double[][] xy = stepCdf(Arrays.stream(v).mapToDouble(x -> x / 1000.0).toArray());
-            chart.addSeries(e.getKey().label(), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
+            chart.addSeries(label(e.getKey()), xy[0], xy[1]).setMarker(SeriesMarkers.NONE);
             any = true;
         }
         if (!any) {

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 /**
@@ -146,11 +147,14 @@ public class ExperimentRunnerTest {
     @Test
     public void reportHoldsTablesAndCharts() throws Exception {
         Path dir = TMP.newFolder("report").toPath();
-        new Report(results, LinkRateDecision.fixed(GBPS), "test").write(dir);
+        new Report(results, LinkRateDecision.fixed(GBPS), "test", 10).write(dir);
         String md = Files.readString(dir.resolve(Report.MARKDOWN));
         assertTrue(md.contains("| stride(8) |"));
         assertTrue(md.contains("1 Gb/s"));
         assertTrue(md.contains("| PlanckTE | sample → applied (loop) |"));
+        // Poll is named after the interval it ran with.
+        assertTrue(md.contains("| Poll-10ms |"));
+        assertFalse(md.contains("Poll-100ms"));
         // The comparison the experiment is for, with the sign of each difference.
         assertTrue(md, md.matches("(?s).*\\| stride\\(8\\) \\| [0-9.]+ \\| (yes \\(\\+|no \\()[0-9.-]+ %\\) \\| "
                                   + "(yes \\(\\+|no \\()[0-9.-]+ %\\) \\|.*"));
@@ -164,7 +168,7 @@ public class ExperimentRunnerTest {
         List<String> moves = Files.readAllLines(dir.resolve(Report.MOVES_CSV));
         assertEquals(1 + result(RoutingMode.POLL).moveLog().size() + result(RoutingMode.PLANCK).moveLog().size(),
                      moves.size());
-        assertTrue(moves.stream().skip(1).allMatch(l -> l.startsWith("stride8,Poll-100ms,")
+        assertTrue(moves.stream().skip(1).allMatch(l -> l.startsWith("stride8,Poll-10ms,")
                                                         || l.startsWith("stride8,PlanckTE,")));
     }
 }
