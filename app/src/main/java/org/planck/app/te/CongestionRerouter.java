@@ -31,7 +31,7 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * moves cannot cycle. A flow moved less than the damping interval ago stays put. Accepted moves
  * are applied to the {@link FabricLoad} at once, so later choices in the same decision see them.</p>
  *
- * <p>Cost per decision: the flows on the port are sorted by rate; each is tried against at most
+ * <p>Cost per decision: the flows on the port are sorted by demand; each is tried against at most
  * k-1 alternatives of a few ports each. Nothing scans all flows. Not thread-safe.</p>
  */
 public final class CongestionRerouter {
@@ -45,7 +45,7 @@ public final class CongestionRerouter {
     private static final Comparator<FlowKey> KEY_ORDER = Comparator
             .comparing(FlowKey::src).thenComparing(FlowKey::dst).thenComparingInt(FlowKey::proto)
             .thenComparingInt(FlowKey::srcPort).thenComparingInt(FlowKey::dstPort);
-    /** Largest rate first; equal rates in a fixed key order so decisions are deterministic. */
+    /** Largest demand first; equal demands in a fixed key order so decisions are deterministic. */
     private static final Comparator<FabricLoad.PlacedFlow> LARGEST_FIRST = (a, b) -> {
         int c = Double.compare(b.demand, a.demand);
         return c != 0 ? c : KEY_ORDER.compare(a.key, b.key);

@@ -244,15 +244,19 @@ public final class FabricLoad {
         boolean elephant = elephantFraction > 0 && (f.elephant || rate >= elephantFraction * hostRate);
         if (elephant != f.elephant) {
             setElephant(f, elephant);
-            // The hosts' elephant counts changed: so did their other elephants' fair shares.
-            for (PlacedFlow e : elephantsFrom.get(f.srcHost)) {
-                redemand(e);
-            }
-            for (PlacedFlow e : elephantsTo.get(f.dstHost)) {
-                redemand(e);
-            }
+            redemandHostsOf(f);
         }
         redemand(f);
+    }
+
+    /** A flow's hosts' elephant counts changed: so did the fair shares of their elephants. */
+    private void redemandHostsOf(PlacedFlow f) {
+        for (PlacedFlow e : elephantsFrom.get(f.srcHost)) {
+            redemand(e);
+        }
+        for (PlacedFlow e : elephantsTo.get(f.dstHost)) {
+            redemand(e);
+        }
     }
 
     private void setElephant(PlacedFlow f, boolean elephant) {
@@ -271,13 +275,10 @@ public final class FabricLoad {
 
     /** Recomputes a flow's demand and moves the difference onto its path's ports. */
     private void redemand(PlacedFlow f) {
-        double rate = f.placement.rateBytesPerSec();
-        double demand = rate;
-        if (f.elephant) {
-            double share = Math.min(hostCapacityBytesPerSec[f.srcHost] / elephantsFrom.get(f.srcHost).size(),
-                                    hostCapacityBytesPerSec[f.dstHost] / elephantsTo.get(f.dstHost).size());
-            demand = share;
-        }
+        double demand = f.elephant
+                ? Math.min(hostCapacityBytesPerSec[f.srcHost] / elephantsFrom.get(f.srcHost).size(),
+                           hostCapacityBytesPerSec[f.dstHost] / elephantsTo.get(f.dstHost).size())
+                : f.placement.rateBytesPerSec();
         double delta = demand - f.demand;
         if (delta != 0) {
             for (int p : f.path) {
@@ -381,12 +382,7 @@ public final class FabricLoad {
             return;
         }
         setElephant(f, false);
-        for (PlacedFlow e : elephantsFrom.get(f.srcHost)) {
-            redemand(e);
-        }
-        for (PlacedFlow e : elephantsTo.get(f.dstHost)) {
-            redemand(e);
-        }
+        redemandHostsOf(f);
     }
 
     /** Moves a placed flow to its alternative in slot {@code slot} of its route choices. */
