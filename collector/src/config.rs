@@ -55,6 +55,10 @@ pub struct EstimatorConfig {
     pub max_window_ms: u64,
     pub window_kib: u64,
     pub idle_timeout_ms: u64,
+    /// A flow silent for this many of its mean sample gaps (at least `quiet_min_ms`) no
+    /// longer adds to its port's load; 0: only expiry removes it.
+    pub quiet_after_gaps: u32,
+    pub quiet_min_ms: u64,
     pub max_flows_per_worker: usize,
     pub default_sampling_ratio: f64,
 }
@@ -66,6 +70,8 @@ impl Default for EstimatorConfig {
             max_window_ms: 200,
             window_kib: 256,
             idle_timeout_ms: 2000,
+            quiet_after_gaps: 16,
+            quiet_min_ms: 10,
             max_flows_per_worker: 1 << 18,
             default_sampling_ratio: 1.0,
         }
@@ -256,6 +262,12 @@ impl Config {
                 "estimator: window_kib, max_flows_per_worker and idle_timeout_ms must be > 0"
                     .into(),
             );
+        }
+        if e.quiet_after_gaps > 0 && (e.quiet_min_ms == 0 || e.quiet_min_ms >= e.idle_timeout_ms) {
+            return Err(format!(
+                "estimator: need 0 < quiet_min_ms < idle_timeout_ms (got {} and {})",
+                e.quiet_min_ms, e.idle_timeout_ms
+            ));
         }
         if !(e.default_sampling_ratio >= 1.0 && e.default_sampling_ratio.is_finite()) {
             return Err("estimator.default_sampling_ratio must be >= 1".into());

@@ -15,6 +15,7 @@ pub struct Metrics {
     pub unknown_vlan: Counter,
     pub unmapped_samples: Counter,
     pub flow_table_full: Counter,
+    pub quiet_flows: Counter,
     pub flows: Gauge,
     pub kernel_drops: Counter,
     pub queue_drops: Counter,
@@ -44,6 +45,7 @@ impl Metrics {
             unknown_vlan: Counter::default(),
             unmapped_samples: Counter::default(),
             flow_table_full: Counter::default(),
+            quiet_flows: Counter::default(),
             flows: Gauge::default(),
             kernel_drops: Counter::default(),
             queue_drops: Counter::default(),
@@ -79,6 +81,11 @@ impl Metrics {
             "flow_table_full",
             "Samples of new flows refused because the flow table was full",
             m.flow_table_full.clone(),
+        );
+        registry.register(
+            "quiet_flows",
+            "Times a flow fell silent at a switch and its load left the port",
+            m.quiet_flows.clone(),
         );
         registry.register("flows", "Flows currently tracked", m.flows.clone());
         registry.register(
@@ -150,6 +157,7 @@ pub struct WorkerCounters {
     pub unknown_vlan: u64,
     pub unmapped_samples: u64,
     pub flow_table_full: u64,
+    pub quiet_flows: u64,
 }
 
 impl WorkerCounters {
@@ -160,6 +168,7 @@ impl WorkerCounters {
         m.unknown_vlan.inc_by(self.unknown_vlan);
         m.unmapped_samples.inc_by(self.unmapped_samples);
         m.flow_table_full.inc_by(self.flow_table_full);
+        m.quiet_flows.inc_by(self.quiet_flows);
         *self = WorkerCounters::default();
     }
 
@@ -170,5 +179,6 @@ impl WorkerCounters {
         self.unknown_vlan += o.unknown_vlan;
         self.unmapped_samples += o.unmapped_samples;
         self.flow_table_full += o.flow_table_full;
+        self.quiet_flows += o.quiet_flows;
     }
 }

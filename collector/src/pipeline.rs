@@ -12,7 +12,9 @@ use crate::decode::{DecodeError, Decoder, PacketSample, Record, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
 use crate::flow::estimator::{SampleOutcome, SeqStep, WindowParams};
-use crate::flow::{CompactKey, FlowKey, FlowTable, FlowView, NO_PORT, NO_SLOT};
+use crate::flow::{
+    CompactKey, FlowKey, FlowTable, FlowView, NO_PORT, NO_SLOT, Quiet, RateEstimate,
+};
 use crate::forwarding::{CompiledMap, SwitchIdx};
 use crate::metrics::{Metrics, WorkerCounters};
 
@@ -23,6 +25,11 @@ pub struct WorkerConfig {
     pub max_flows: usize,
     /// Flows idle this long are forgotten (their load leaves the port); u64::MAX: never.
     pub idle_timeout_ns: u64,
+    /// A flow silent for this many of its mean sample gaps (at least `quiet_min_ns`) stops
+    /// adding to its port's load and is reported once at rate 0: it ended, moved off this
+    /// switch, or stalled. Its state stays until `idle_timeout_ns`. 0: never.
+    pub quiet_after_gaps: u32,
+    pub quiet_min_ns: u64,
     /// Sampling ratio assumed for a switch before any TCP flow has measured it.
     pub default_sampling_ratio: f64,
 }
@@ -34,6 +41,8 @@ impl Default for WorkerConfig {
             window: WindowParams::default(),
             max_flows: 1 << 18,
             idle_timeout_ns: 2_000_000_000,
+            quiet_after_gaps: 16,
+            quiet_min_ns: 10_000_000,
             default_sampling_ratio: 1.0,
         }
     }
@@ -531,13 +540,12 @@ impl<D: Decoder> Worker<D> {
     /// for the next report.
     fn refresh_flow(&mut self, slot: u32, ts_ns: u64) {
         let params = self.cfg.window;
-        let new_bps = self
-            .flows
-            .view(slot)
-            .current(&params)
-            .map(|e| (e.bytes_per_sec * 8.0) as u64)
-            .unwrap_or(0);
+        let est = self.flows.view(slot).current(&params);
+        let new_bps = est.map(|e| (e.bytes_per_sec * 8.0) as u64).unwrap_or(0);
+        let quiet_after_ns = est.map_or(u64::MAX, |e| self.quiet_after(&e));
         let st = self.flows.cold_mut(slot);
+        st.quiet = Quiet::Active;
+        st.quiet_after_ns = quiet_after_ns;
         let old_bps = std::mem::replace(&mut st.contributed_bps, new_bps);
         let port = st.port;
         if !st.dirty {
@@ -545,6 +553,17 @@ impl<D: Decoder> Worker<D> {
             self.dirty.push(slot);
         }
         self.adjust_port(port, old_bps, new_bps, ts_ns);
+    }
+
+    /// How long the flow may be silent before it counts as gone from this switch: a
+    /// multiple of the mean gap between the samples of its current estimate.
+    fn quiet_after(&self, e: &RateEstimate) -> u64 {
+        if self.cfg.quiet_after_gaps == 0 || e.samples < 2 || e.last_ns <= e.first_ns {
+            return u64::MAX;
+        }
+        let gap = (e.last_ns - e.first_ns) / (e.samples - 1);
+        gap.saturating_mul(u64::from(self.cfg.quiet_after_gaps))
+            .max(self.cfg.quiet_min_ns)
     }
 
     fn adjust_port(&mut self, port: u32, old_bps: u64, new_bps: u64, ts_ns: u64) {
@@ -647,8 +666,12 @@ impl<D: Decoder> Worker<D> {
             let (Some(est), Some(sink)) = (est, &self.sink) else {
                 continue;
             };
-            if st.port == NO_PORT || est.last_ns == st.reported_to_ns {
+            let quiet = st.quiet == Quiet::Withdrawn;
+            if st.port == NO_PORT || (!quiet && est.last_ns == st.reported_to_ns) {
                 continue;
+            }
+            if quiet {
+                st.quiet = Quiet::Reported;
             }
             st.reported_to_ns = est.last_ns;
             let dst_mac = self.flows.view(slot).dst_mac;
@@ -666,7 +689,7 @@ impl<D: Decoder> Worker<D> {
                 switch: self.map.switch_ids[st.key.switch as usize].clone(),
                 port: port.port,
                 dst_mac: MacAddr(dst_mac),
-                bytes_per_sec: est.bytes_per_sec,
+                bytes_per_sec: if quiet { 0.0 } else { est.bytes_per_sec },
                 samples: est.samples.max(1),
                 first_sample_us: est.first_ns / 1000,
                 last_sample_us: est.last_ns.max(est.first_ns) / 1000,
@@ -677,21 +700,40 @@ impl<D: Decoder> Worker<D> {
         self.dirty = dirty;
     }
 
+    /// Expires idle flows and withdraws the load of quiet ones (see
+    /// [`WorkerConfig::quiet_after_gaps`]).
     fn expire_idle(&mut self, now_ns: u64) {
-        if self.cfg.idle_timeout_ns == u64::MAX || self.flows.slot_count() == 0 {
+        if self.cfg.idle_timeout_ns == u64::MAX && self.cfg.quiet_after_gaps == 0 {
             return;
         }
         let n = self.flows.slot_count();
+        if n == 0 {
+            return;
+        }
         for _ in 0..SWEEP_PER_TICK.min(n) {
             self.sweep_cursor = (self.sweep_cursor + 1) % n;
             let slot = self.sweep_cursor as u32;
             if !self.flows.is_live(slot) {
                 continue;
             }
-            let last_seen_ns = self.flows.view(slot).last_seen_ns();
-            if now_ns.saturating_sub(last_seen_ns) > self.cfg.idle_timeout_ns {
+            let silent_ns = now_ns.saturating_sub(self.flows.view(slot).last_seen_ns());
+            if silent_ns > self.cfg.idle_timeout_ns {
                 let gone = self.flows.remove(slot);
                 self.adjust_port(gone.port, gone.contributed_bps, 0, now_ns);
+                continue;
+            }
+            let st = self.flows.cold_mut(slot);
+            if st.quiet == Quiet::Active && silent_ns > st.quiet_after_ns {
+                st.quiet = Quiet::Withdrawn;
+                let (hot, st) = self.flows.parts_mut(slot);
+                hot.seq.resume_after_silence();
+                let (port, bps) = (st.port, std::mem::replace(&mut st.contributed_bps, 0));
+                if !st.dirty {
+                    st.dirty = true;
+                    self.dirty.push(slot);
+                }
+                self.counters.quiet_flows += 1;
+                self.adjust_port(port, bps, 0, now_ns);
             }
         }
     }

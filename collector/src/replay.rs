@@ -80,6 +80,8 @@ pub fn replay(
         window: opts.window,
         max_flows: opts.max_flows,
         idle_timeout_ns: u64::MAX,
+        // Replay runs ahead of the capture clock: silence is not measured against it.
+        quiet_after_gaps: 0,
         ..WorkerConfig::default()
     };
     let mut worker = Worker::new(cfg, MirroredFrameDecoder, source, settings, None, None);

@@ -116,6 +116,8 @@ pub fn run(cfg: Config) -> Result<(), String> {
             window: cfg.estimator.window(),
             max_flows: cfg.estimator.max_flows_per_worker,
             idle_timeout_ns: cfg.estimator.idle_timeout_ms * 1_000_000,
+            quiet_after_gaps: cfg.estimator.quiet_after_gaps,
+            quiet_min_ns: cfg.estimator.quiet_min_ms * 1_000_000,
             default_sampling_ratio: cfg.estimator.default_sampling_ratio,
         };
         let mut worker = Worker::new(

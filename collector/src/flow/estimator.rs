@@ -81,7 +81,18 @@ pub struct SeqWindow {
     /// Sampled payload bytes inside the window (sampling-ratio estimate), saturating.
     window_sampled_bytes: u32,
     consecutive_rejects: u8,
-    started: bool,
+    phase: WindowPhase,
+}
+
+/// Where a [`SeqWindow`] stands; anything but `Running` takes the cold path of a sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum WindowPhase {
+    #[default]
+    NotStarted,
+    Running,
+    /// The flow fell silent: the next sample that advances the counter opens a fresh
+    /// window, so no estimate spans the silence.
+    Resuming,
 }
 
 /// What one sample did to a [`SeqWindow`]. Only `Accepted` needs nothing more; the
@@ -137,19 +148,8 @@ impl SeqWindow {
         sampled_bytes: u32,
         params: &WindowParams,
     ) -> SeqStep {
-        if !self.started {
-            *self = SeqWindow {
-                high_ns: ts_ns,
-                window_start_ns: ts_ns,
-                high_seq: seq,
-                window_seq: seq,
-                window_len_ns: params.window_ns(0.0) as u32,
-                window_samples: 0,
-                window_sampled_bytes: 0,
-                consecutive_rejects: 0,
-                started: true,
-            };
-            return SeqStep::Started;
+        if self.phase != WindowPhase::Running {
+            return self.start(seq, ts_ns, params);
         }
         if !seq_after(self.high_seq, seq) || ts_ns < self.high_ns {
             self.consecutive_rejects = self.consecutive_rejects.saturating_add(1);
@@ -178,6 +178,40 @@ impl SeqWindow {
         step
     }
 
+    #[cold]
+    fn start(&mut self, seq: u32, ts_ns: u64, params: &WindowParams) -> SeqStep {
+        let resuming = self.phase == WindowPhase::Resuming;
+        if resuming && (!seq_after(self.high_seq, seq) || ts_ns < self.high_ns) {
+            self.consecutive_rejects = self.consecutive_rejects.saturating_add(1);
+            return SeqStep::Rejected;
+        }
+        *self = SeqWindow {
+            high_ns: ts_ns,
+            window_start_ns: ts_ns,
+            high_seq: seq,
+            window_seq: seq,
+            window_len_ns: params.window_ns(0.0) as u32,
+            window_samples: 0,
+            window_sampled_bytes: 0,
+            consecutive_rejects: 0,
+            phase: WindowPhase::Running,
+        };
+        // A resumed window is a new window of a flow already counted as started.
+        if resuming {
+            SeqStep::Accepted
+        } else {
+            SeqStep::Started
+        }
+    }
+
+    /// The flow fell silent: drop the open window, so that the estimate after the silence
+    /// does not average over it (the closed windows and lifetime totals stay).
+    pub fn resume_after_silence(&mut self) {
+        if self.phase == WindowPhase::Running {
+            self.phase = WindowPhase::Resuming;
+        }
+    }
+
     /// Too many consecutive rejects: the counter does not describe the flow's bytes.
     /// (Counted up to 255: a larger `unusable_after_rejects` acts as 255.)
     #[inline(always)]
@@ -186,7 +220,7 @@ impl SeqWindow {
     }
 
     pub fn started(&self) -> bool {
-        self.started
+        self.phase != WindowPhase::NotStarted
     }
 
     /// Capture time of the highest sample (0 before the first).
@@ -265,7 +299,9 @@ impl SeqRef<'_> {
         self.totals.rate_to_ns
     }
     pub fn samples(&self) -> u64 {
-        self.window.started as u64 + self.totals.closed_samples + self.window.window_samples as u64
+        self.window.started() as u64
+            + self.totals.closed_samples
+            + self.window.window_samples as u64
     }
     pub fn first_ns(&self) -> u64 {
         self.totals.first_ns
@@ -519,6 +555,37 @@ mod tests {
         assert_eq!(r.rate_samples(), 4);
         assert_eq!(r.samples(), 5);
         assert!((r.lifetime_rate().unwrap() - 2e6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_window_after_silence_does_not_span_it() {
+        let p = params();
+        let mut r = SequenceRate::default();
+        r.on_sample(0, 0, 100, &p);
+        // 5 MB/s: 10,000 bytes in 2 ms.
+        assert_eq!(
+            r.on_sample(10_000, 2_000_000, 100, &p).0,
+            SampleOutcome::RateUpdated
+        );
+        r.on_sample(12_000, 2_400_000, 100, &p);
+        // Silent for 50 ms, then on at 5 MB/s. Without the restart the window would close
+        // at once over the silence (about 0.2 MB/s).
+        r.window.resume_after_silence();
+        // A retransmission of old data is still rejected while resuming.
+        assert_eq!(
+            r.on_sample(11_000, 52_000_000, 100, &p).0,
+            SampleOutcome::Rejected
+        );
+        assert_eq!(
+            r.on_sample(14_000, 52_400_000, 100, &p).0,
+            SampleOutcome::Accepted
+        );
+        assert_eq!(
+            r.on_sample(19_000, 53_400_000, 100, &p).0,
+            SampleOutcome::RateUpdated
+        );
+        assert!((r.rate().unwrap() - 5e6).abs() < 1.0, "{:?}", r.rate());
+        assert!(r.window.started());
     }
 
     #[test]

@@ -60,6 +60,17 @@ pub struct RateEstimate {
     pub last_ns: u64,
 }
 
+/// A flow's presence at its switch, as its samples show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quiet {
+    /// Samples keep coming; the flow's estimate counts in its port's load.
+    Active,
+    /// Silent too long: its load has left the port; the next report says rate 0.
+    Withdrawn,
+    /// Withdrawn and reported.
+    Reported,
+}
+
 pub const NO_PORT: u32 = u32::MAX;
 /// No slot (a prefetch that found no index entry).
 pub const NO_SLOT: u32 = u32::MAX;
@@ -125,6 +136,10 @@ pub struct FlowCold {
     pub(crate) last_seen_ns: u64,
     /// Bits per second this flow currently adds to its port's load.
     pub(crate) contributed_bps: u64,
+    /// Whether the flow fell silent at this switch (its load withdrawn).
+    pub(crate) quiet: Quiet,
+    /// Silence after which the flow counts as quiet (from its current estimate).
+    pub(crate) quiet_after_ns: u64,
     /// End of the last reported estimate window: a window is reported once.
     pub(crate) reported_to_ns: u64,
     pub(crate) seq: SeqTotals,
@@ -141,6 +156,8 @@ impl FlowCold {
             dirty: false,
             last_seen_ns: now_ns,
             contributed_bps: 0,
+            quiet: Quiet::Active,
+            quiet_after_ns: u64::MAX,
             reported_to_ns: 0,
             seq: SeqTotals::default(),
             ack: SequenceRate::default(),
