@@ -387,10 +387,34 @@ public final class FabricLoad {
 
     /** Moves a placed flow to its alternative in slot {@code slot} of its route choices. */
     void moveTo(PlacedFlow f, int slot) {
+        int[] to = f.choices.paths[slot];
+        // A measured load was taken with the flow where it was: the ports it leaves lose what
+        // it carried, the ports it joins (if measured) gain its demand. Without this, a port
+        // measured once stays as loaded as it was, and every later decision until the next
+        // measurement moves yet more flows off it.
+        for (int p : f.path) {
+            if (measured[p] > 0 && !contains(to, p)) {
+                measured[p] = Math.max(0, measured[p] - f.placement.rateBytesPerSec());
+            }
+        }
+        for (int p : to) {
+            if (measured[p] > 0 && !contains(f.path, p)) {
+                measured[p] += f.demand;
+            }
+        }
         unload(f);
         f.placement = f.placement.withPathIndex(f.choices.indices[slot]);
         f.path = f.choices.paths[slot];
         loadPath(f);
+    }
+
+    private static boolean contains(int[] path, int port) {
+        for (int q : path) {
+            if (q == port) {
+                return true;
+            }
+        }
+        return false;
     }
 
     PlacedFlow placed(FlowKey flow) {
@@ -489,6 +513,8 @@ public final class FabricLoad {
      * Records a load measured on a port by other means (Poll mode's port counters, a collector's
      * utilisation report). Until replaced or cleared, the port's load for TE decisions is the
      * larger of this and the sum of its flows' rates, so traffic without flow estimates counts.
+     * TE's own moves adjust it: a flow moved off the port takes its measured rate with it, a
+     * flow moved onto it adds its demand.
      *
      * @param port            switch egress port
      * @param bytesPerSec     measured load, non-negative

@@ -233,6 +233,29 @@ public class CongestionRerouterTest {
     }
 
     @Test
+    public void aMeasuredLoadFollowsTheMovesMadeAgainstIt() {
+        put(1, S1, 0, 50);
+        put(2, S1, 0, 40);
+        // A collector measured link 0 at 95 % (118.75 MB/s); links 1 and 2 at 8 and 20 MB/s.
+        assertTrue(load.reportPortLoad(link(0), 118.75 * MB));
+        assertTrue(load.reportPortLoad(link(1), 8 * MB));
+        assertTrue(load.reportPortLoad(link(2), 20 * MB));
+        CongestionRerouter te = new CongestionRerouter(load, 0.8, 0);
+        List<FlowMove> moves = te.relieve(link(0), OptionalDouble.empty(), 0);
+        assertEquals(1, moves.size());
+        assertEquals(flow(1), moves.get(0).flow());
+        // Flow 1 took its 50 MB/s off the measurement: 68.75 MB/s is left, under the threshold,
+        // so the next decision (before any new measurement) moves nothing more.
+        assertEquals(68.75 * MB, load.effectiveLoadBytesPerSec(link(0)), 1e-6);
+        assertTrue(te.relieve(link(0), OptionalDouble.empty(), 1).isEmpty());
+        assertEquals(0, linkOf(2));
+        // It went to link 1 (58 MB/s after the move, against 70 on link 2), on top of what
+        // was measured there.
+        assertEquals(1, linkOf(1));
+        assertEquals(58 * MB, load.effectiveLoadBytesPerSec(link(1)), 1e-6);
+    }
+
+    @Test
     public void moveIsOneIngressRule() {
         put(1, S1, 0, 70);
         put(2, S1, 0, 40);
