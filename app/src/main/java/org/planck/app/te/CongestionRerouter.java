@@ -5,6 +5,9 @@ import org.planck.api.FlowKey;
 import org.planck.api.fabric.FlowMove;
 import org.planck.api.fabric.FlowPlacement;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -17,8 +20,11 @@ import static com.google.common.base.Preconditions.checkNotNull;
 /**
  * PlanckTE's decision: on congestion of a port, take the flows on it largest demand first and
  * move each to the alternate shadow path that minimises the maximum utilisation along that path
- * under the current demands ({@link FabricLoad}: measured rates, and fair shares for elephants),
- * until the port is back under the threshold.
+ * under the current demands ({@link FabricLoad}: measured rates, and fair shares for elephants,
+ * plus measured port load that no known flow accounts for), until the port no longer needs
+ * relief: until what its flows want ({@link #need}: elephants' demands, measured rates over the
+ * threshold) fits its capacity. A port measured hot whose elephants are all limited elsewhere
+ * (by their receivers, say) needs none: moving them would cost each a window and gain nothing.
  *
  * <p>Ties in the maximum are broken by the maximum over the ports the move adds load to, then
  * by the lower path index. A candidate path is rejected if it crosses the congested port itself
@@ -28,7 +34,8 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * leaves (ports shared with the current path gain nothing and are not held against it). The
  * second rule lets TE pull apart elephants on a saturated fabric, where no move fits under the
  * threshold, and it makes every move lower the largest utilisation it touches, so a sequence of
- * moves cannot cycle. A flow moved less than the damping interval ago stays put. Accepted moves
+ * moves cannot cycle. A flow moved less than the damping interval ago stays put; the interval
+ * doubles with each further move of the flow (at most 8x). Accepted moves
  * are applied to the {@link FabricLoad} at once, so later choices in the same decision see them.</p>
  *
  * <p>Cost per decision: the flows on the port are sorted by demand; each is tried against at most
@@ -42,6 +49,14 @@ public final class CongestionRerouter {
      * moves for less throughput).
      */
     public static final double MIN_GAIN = 0.2;
+    /**
+     * Elephants' demands are estimates: they count at 95 %, so shares that exactly fill a port
+     * (three flows to one receiver: a third each), plus the noise between a port's measured load
+     * and its flows' measured rates, do not make it look over-subscribed.
+     */
+    static final double DEMAND_SLACK = 0.05;
+    /** A flow's damping doubles with each move after its first, at most this many times. */
+    public static final int MAX_DAMPING_DOUBLINGS = 3;
     private static final Comparator<FlowKey> KEY_ORDER = Comparator
             .comparing(FlowKey::src).thenComparing(FlowKey::dst).thenComparingInt(FlowKey::proto)
             .thenComparingInt(FlowKey::srcPort).thenComparingInt(FlowKey::dstPort);
@@ -50,6 +65,8 @@ public final class CongestionRerouter {
         int c = Double.compare(b.demand, a.demand);
         return c != 0 ? c : KEY_ORDER.compare(a.key, b.key);
     };
+
+    private static final Logger log = LoggerFactory.getLogger(CongestionRerouter.class);
 
     private final FabricLoad load;
     private double threshold;
@@ -129,6 +146,7 @@ public final class CongestionRerouter {
         if (f != null) {
             f.moved = true;
             f.movedAt = nowNanos;
+            f.moves++;
         }
     }
 
@@ -141,6 +159,7 @@ public final class CongestionRerouter {
         FabricLoad.PlacedFlow f = load.placed(flow);
         if (f != null) {
             f.moved = false;
+            f.moves = 0;
         }
     }
 
@@ -150,10 +169,10 @@ public final class CongestionRerouter {
      * estimate alone leaves no mark. The caller installs one per-flow ingress rule per move.
      *
      * @param port                 the congested egress port
-     * @param reportedUtilisation  the utilisation the collector measured, if any: the port's load
-     *                             is taken as the larger of it and the flow-rate estimate
+     * @param reportedUtilisation  the utilisation the collector measured, if any: what of it the
+     *                             port's known flows do not account for adds to their demands
      * @param nowNanos             decision time (monotonic), for damping
-     * @return moves in decision order; empty if the port is unknown, already under threshold or
+     * @return moves in decision order; empty if the port is unknown, needs no relief or
      *         nothing can move
      */
     public List<FlowMove> relieve(ConnectPoint port, OptionalDouble reportedUtilisation, long nowNanos) {
@@ -165,22 +184,29 @@ public final class CongestionRerouter {
             load.markCongested(p);
         }
         double cap = load.capacity(p);
-        double current = load.load(p);
-        if (reportedUtilisation.isPresent()) {
-            current = Math.max(current, reportedUtilisation.getAsDouble() * cap);
-        }
-        double limit = threshold * cap;
-        if (current <= limit) {
+        double need = need(p, reportedUtilisation.isPresent() ? reportedUtilisation.getAsDouble() * cap : 0);
+        if (need <= cap) {
             return List.of();
         }
         FabricLoad.PlacedFlow[] candidates = load.flowsOnId(p).toArray(new FabricLoad.PlacedFlow[0]);
         Arrays.sort(candidates, LARGEST_FIRST);
+        if (log.isDebugEnabled()) {
+            StringBuilder sb = new StringBuilder();
+            for (FabricLoad.PlacedFlow f : candidates) {
+                sb.append(String.format(" %s>%s%s:%.0f/%.0f", f.key.src(), f.key.dst(), f.elephant ? "E" : "",
+                                        f.demand / 1e6, f.placement.rateBytesPerSec() / 1e6));
+            }
+            log.debug("relieve {}: need {} of {} MB/s, unexplained {};{}", port, String.format("%.1f", need / 1e6),
+                      String.format("%.1f", cap / 1e6),
+                      String.format("%.1f", load.unexplained(p, reportedUtilisation.isPresent()
+                              ? reportedUtilisation.getAsDouble() * cap : 0) / 1e6), sb);
+        }
         List<FlowMove> moves = new ArrayList<>();
         for (FabricLoad.PlacedFlow f : candidates) {
-            if (current <= limit) {
+            if (need <= cap) {
                 break;
             }
-            if (f.moved && nowNanos - f.movedAt < dampingNanos) {
+            if (damped(f, nowNanos)) {
                 continue;
             }
             FlowPlacement at = f.placement;
@@ -196,10 +222,48 @@ public final class CongestionRerouter {
             load.moveTo(f, slot);
             f.moved = true;
             f.movedAt = nowNanos;
-            current -= demand;
+            f.moves++;
+            need -= f.elephant ? demand : demand / threshold;
             moves.add(move);
         }
         return moves;
+    }
+
+    /**
+     * Whether a flow moved too recently to move again: the damping interval after its first
+     * move, doubling with each further move up to {@value #MAX_DAMPING_DOUBLINGS} doublings
+     * (route-flap damping). On a saturated fabric, where every move relieves one port by loading
+     * another, a flow would otherwise be passed from path to path every interval, losing a
+     * window each time.
+     */
+    private boolean damped(FabricLoad.PlacedFlow f, long nowNanos) {
+        if (!f.moved) {
+            return false;
+        }
+        long damping = dampingNanos << Math.min(Math.max(f.moves - 1, 0), MAX_DAMPING_DOUBLINGS);
+        return nowNanos - f.movedAt < damping;
+    }
+
+    /**
+     * What a port's flows want of it, to compare with its capacity: the elephants' demands, which
+     * are what they would take (fair shares of their hosts' links), plus measured rates (other
+     * flows, and measured load no known flow accounts for) over the threshold, since a squeezed
+     * flow's measured rate understates what it wants. Without elephants this is the classic test
+     * "measured load over the threshold"; with them, a port whose elephants are all limited
+     * elsewhere (by their receivers, say) is not relieved however hot it measures: each of them
+     * already gets its share, and a move would cost it a window for nothing.
+     */
+    private double need(int p, double reportedBytesPerSec) {
+        double elephants = 0;
+        double measuredRates = load.unexplained(p, reportedBytesPerSec);
+        for (FabricLoad.PlacedFlow f : load.flowsOnId(p)) {
+            if (f.elephant) {
+                elephants += f.demand;
+            } else {
+                measuredRates += f.demand;
+            }
+        }
+        return elephants * (1 - DEMAND_SLACK) + measuredRates / threshold;
     }
 
     /**

@@ -65,6 +65,8 @@ public final class FabricLoad {
     private ConnectPoint[] ports;
     private double[] capacityBytesPerSec;
     private double[] load;
+    /** Sum of the measured rates of the flows placed on the port. */
+    private double[] carried;
     /** Load measured on the port by other means (port counters, collector notices); 0 if none. */
     private double[] measured;
     /** Ports a collector reported congested and not yet cleared. */
@@ -88,6 +90,8 @@ public final class FabricLoad {
         /** When TE last moved the flow (monotonic nanos), if {@link #moved}. */
         long movedAt;
         boolean moved;
+        /** Times TE moved the flow (its damping grows with them). */
+        int moves;
 
         PlacedFlow(FlowKey key, FlowPlacement placement, int[] path, RouteChoices choices) {
             this.key = key;
@@ -175,6 +179,7 @@ public final class FabricLoad {
         this.ports = all.toArray(new ConnectPoint[0]);
         this.capacityBytesPerSec = new double[ports.length];
         this.load = new double[ports.length];
+        this.carried = new double[ports.length];
         this.measured = new double[ports.length];
         this.congested = new boolean[ports.length];
         this.flowsOnPort = new ArrayList<>(ports.length);
@@ -226,6 +231,7 @@ public final class FabricLoad {
     private void loadPath(PlacedFlow f) {
         for (int p : f.path) {
             load[p] += f.demand;
+            carried[p] += f.placement.rateBytesPerSec();
             Set<PlacedFlow> on = flowsOnPort.get(p);
             if (on == null) {
                 on = new HashSet<>();
@@ -355,6 +361,10 @@ public final class FabricLoad {
         if (f == null) {
             return false;
         }
+        double delta = rateBytesPerSec - f.placement.rateBytesPerSec();
+        for (int p : f.path) {
+            carried[p] = Math.max(0, carried[p] + delta);
+        }
         f.placement = f.placement.withRate(rateBytesPerSec);
         classify(f);
         return true;
@@ -389,17 +399,19 @@ public final class FabricLoad {
     void moveTo(PlacedFlow f, int slot) {
         int[] to = f.choices.paths[slot];
         // A measured load was taken with the flow where it was: the ports it leaves lose what
-        // it carried, the ports it joins (if measured) gain its demand. Without this, a port
-        // measured once stays as loaded as it was, and every later decision until the next
-        // measurement moves yet more flows off it.
+        // it carried, the ports it joins (if measured) gain it. So the load the view cannot
+        // explain stays where it was measured, and a port measured once does not stay as
+        // loaded as it was, with every later decision until the next measurement moving yet
+        // more flows off it.
+        double rate = f.placement.rateBytesPerSec();
         for (int p : f.path) {
             if (measured[p] > 0 && !contains(to, p)) {
-                measured[p] = Math.max(0, measured[p] - f.placement.rateBytesPerSec());
+                measured[p] = Math.max(0, measured[p] - rate);
             }
         }
         for (int p : to) {
             if (measured[p] > 0 && !contains(f.path, p)) {
-                measured[p] += f.demand;
+                measured[p] += rate;
             }
         }
         unload(f);
@@ -424,11 +436,13 @@ public final class FabricLoad {
     private void unload(PlacedFlow f) {
         for (int p : f.path) {
             load[p] = Math.max(0, load[p] - f.demand);
+            carried[p] = Math.max(0, carried[p] - f.placement.rateBytesPerSec());
             Set<PlacedFlow> on = flowsOnPort.get(p);
             on.remove(f);
             if (on.isEmpty()) {
                 // Exact zero once the last flow leaves, whatever rounding accumulated.
                 load[p] = 0;
+                carried[p] = 0;
             }
         }
     }
@@ -465,6 +479,7 @@ public final class FabricLoad {
                 PlacedFlow now = flows.get(f.key);
                 now.moved = f.moved;
                 now.movedAt = f.movedAt;
+                now.moves = f.moves;
             } catch (IllegalArgumentException ex) {
                 dropped.put(f.key, f.placement);
             }
@@ -511,10 +526,10 @@ public final class FabricLoad {
 
     /**
      * Records a load measured on a port by other means (Poll mode's port counters, a collector's
-     * utilisation report). Until replaced or cleared, the port's load for TE decisions is the
-     * larger of this and the sum of its flows' rates, so traffic without flow estimates counts.
-     * TE's own moves adjust it: a flow moved off the port takes its measured rate with it, a
-     * flow moved onto it adds its demand.
+     * utilisation report). Until replaced or cleared, the part of it that the measured rates of
+     * the port's known flows do not account for (traffic without flow estimates) adds to the
+     * port's demand sum. TE's own moves adjust it: a flow moved off the port takes its measured
+     * rate with it, a flow moved onto it adds its rate.
      *
      * @param port            switch egress port
      * @param bytesPerSec     measured load, non-negative
@@ -581,7 +596,8 @@ public final class FabricLoad {
     }
 
     /**
-     * Load on a port for TE decisions: the larger of the demand sum and the measured load.
+     * Load on a port for TE decisions: the demand sum plus the measured load its known flows do
+     * not account for.
      *
      * @param port switch egress port
      * @return bytes/s, 0 for unknown ports
@@ -682,9 +698,25 @@ public final class FabricLoad {
         congested[port] = true;
     }
 
-    /** The load TE decides with: demand sum, or the measured load if larger. */
+    /**
+     * The load TE decides with: the demand sum, plus whatever part of a measured load the
+     * measured rates of the port's known flows do not account for (traffic without estimates yet).
+     * A port measured hot whose flows are limited elsewhere (e.g. all by their receivers) is not
+     * over its demand, and moving them would gain nothing.
+     */
     double load(int port) {
-        return Math.max(load[port], measured[port]);
+        return load[port] + unexplained(port, 0);
+    }
+
+    /**
+     * Measured load on a port that the measured rates of its known flows do not account for.
+     *
+     * @param port                port id
+     * @param reportedBytesPerSec a load measured just now, or 0
+     * @return bytes/s
+     */
+    double unexplained(int port, double reportedBytesPerSec) {
+        return Math.max(0, Math.max(measured[port], reportedBytesPerSec) - carried[port]);
     }
 
     double capacity(int port) {

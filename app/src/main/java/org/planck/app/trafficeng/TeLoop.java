@@ -79,8 +79,6 @@ public final class TeLoop {
     private final Map<ConnectPoint, Double> unhandled = new HashMap<>();
     /** Ports carrying a measured load (Poll mode). */
     private final Set<ConnectPoint> measured = new HashSet<>();
-    /** Ports carrying the load a congestion notice reported, until CLEARED. */
-    private final Set<ConnectPoint> noticed = new HashSet<>();
 
     /**
      * Creates a loop.
@@ -339,11 +337,12 @@ public final class TeLoop {
 
     /**
      * A collector's congestion notice (PLANCK mode): CLEARED lifts the port's mark; CONGESTED
-     * relieves the port now on the node that acts (the leader), and only marks it elsewhere. The
-     * utilisation the collector measured stays as a floor under the port's load in the view until
-     * CLEARED: notices come on transitions only, and a fair-share demand can understate what the
-     * flows actually take (a flow limited elsewhere leaves its share to the others), so later
-     * checks of the view ({@link #relieveOverloaded}) keep seeing the port as it was measured.
+     * relieves the port now on the node that acts (the leader), and only marks it elsewhere (the
+     * utilisation is then used once, by the next relief of the port). The utilisation counts for
+     * that decision only, and only the part of it the port's known flows do not account for: it
+     * was measured at the moment the port's noisy load crossed the threshold, so it is biased
+     * high, and kept as a floor it would make a port that stays busy look over-subscribed
+     * until it clears, moving flow after flow off it.
      *
      * @param port          the port
      * @param congested     CONGESTED (true) or CLEARED
@@ -356,16 +355,7 @@ public final class TeLoop {
                                   long receivedNanos) {
         if (!congested) {
             clearCongested(port);
-            if (noticed.remove(port) && load != null) {
-                load.clearPortLoad(port);
-            }
             return List.of();
-        }
-        if (utilisation.isPresent() && onPlan()) {
-            Optional<Double> cap = load.capacityBytesPerSec(port);
-            if (cap.isPresent() && load.reportPortLoad(port, utilisation.getAsDouble() * cap.get())) {
-                noticed.add(port);
-            }
         }
         if (!act) {
             markCongested(port, utilisation);
@@ -514,7 +504,8 @@ public final class TeLoop {
     }
 
     /**
-     * Utilisation of a port in the load view (flow-rate sum or measured load, the larger).
+     * Utilisation of a port in the load view (demand sum plus measured load no known flow
+     * accounts for).
      *
      * @param port egress port
      * @return fraction of capacity, 0 for unknown ports or without a plan

@@ -23,6 +23,7 @@ import java.util.OptionalDouble;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
 import static org.junit.Assert.assertTrue;
 
 /**
@@ -45,8 +46,12 @@ public class CongestionRerouterTest {
     private final int[] indexOfLink = new int[3];
 
     private static FabricHost host(MacAddress mac, DeviceId sw, int port, String ip) {
+        return host(mac, sw, port, ip, 10 * GBPS);
+    }
+
+    private static FabricHost host(MacAddress mac, DeviceId sw, int port, String ip, long bps) {
         return FabricHost.of(mac, List.of(IpAddress.valueOf(ip)), new ConnectPoint(sw, PortNumber.portNumber(port)),
-                             10 * GBPS);
+                             bps);
     }
 
     private static ConnectPoint link(int i) {
@@ -221,6 +226,34 @@ public class CongestionRerouterTest {
     }
 
     @Test
+    public void dampingDoublesWithEachMoveOfAFlow() {
+        put(1, S1, 0, 70);
+        CongestionRerouter te = new CongestionRerouter(load, 0.8, 100 * MS);
+        // Alone on its link and reported congested wherever it goes: each relief moves it once
+        // it may move. After move n it waits 100 ms * 2^(n-1), at most 8x.
+        long t = 0;
+        long[] waits = {100, 200, 400, 800, 800};
+        assertEquals(1, te.relieve(link(linkOf(1)), OptionalDouble.of(0.9), t).size());
+        for (long wait : waits) {
+            int at = linkOf(1);
+            assertTrue(te.relieve(link(at), OptionalDouble.of(0.9), t + wait * MS - 1).isEmpty());
+            assertEquals(at, linkOf(1));
+            t += wait * MS;
+            assertEquals(1, te.relieve(link(at), OptionalDouble.of(0.9), t).size());
+            assertNotEquals(at, linkOf(1));
+            // Both links left were reported congested and stay marked: clear them for the next round.
+            for (int i = 0; i < 3; i++) {
+                te.clearCongested(link(i));
+            }
+        }
+        // A flow that expired and came back starts over.
+        te.forget(flow(1));
+        int at = linkOf(1);
+        assertTrue(te.relieve(link(at), OptionalDouble.of(0.9), t + 1).size() == 1);
+        assertTrue(te.relieve(link(linkOf(1)), OptionalDouble.of(0.9), t + 1 + 100 * MS).size() == 1);
+    }
+
+    @Test
     public void reportedUtilisationOverridesALowEstimate() {
         put(1, S1, 0, 50);
         put(2, S1, 0, 40);
@@ -253,6 +286,54 @@ public class CongestionRerouterTest {
         // was measured there.
         assertEquals(1, linkOf(1));
         assertEquals(58 * MB, load.effectiveLoadBytesPerSec(link(1)), 1e-6);
+    }
+
+    @Test
+    public void elephantsLimitedByTheirReceiverAreNotMovedHoweverHotTheyMeasure() {
+        // Hosts on 1 Gb/s links, as the fabric's: S1 and S2 send to D, S3 to D3.
+        MacAddress s3 = MacAddress.valueOf("00:00:00:00:0a:03");
+        MacAddress d3 = MacAddress.valueOf("00:00:00:00:0b:03");
+        FabricGraph.Builder b = FabricGraph.builder().addSwitch(A).addSwitch(B);
+        for (int i = 0; i < 3; i++) {
+            b.addBidirectionalLink(FabricLink.of(A, PortNumber.portNumber(10 + i), B, PortNumber.portNumber(10 + i),
+                                                 GBPS));
+        }
+        b.addHost(host(S1, A, 1, "10.0.0.1", GBPS)).addHost(host(S2, A, 2, "10.0.0.2", GBPS))
+                .addHost(host(s3, A, 3, "10.0.0.3", GBPS))
+                .addHost(host(D, B, 1, "10.0.1.1", GBPS)).addHost(host(d3, B, 3, "10.0.1.3", GBPS));
+        RoutingPlan p = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), 3).plan(b.build());
+        int[] index = new int[3];
+        for (ShadowTree t : p.trees(D)) {
+            index[(int) t.nextLinks().get(A).srcPort().toLong() - 10] = t.index();
+        }
+        FabricLoad l = new FabricLoad(p);
+        FlowKey toD1 = FlowKey.of(IpAddress.valueOf("10.0.0.1"), IpAddress.valueOf("10.0.1.1"), 6, 1, 80);
+        FlowKey toD2 = FlowKey.of(IpAddress.valueOf("10.0.0.2"), IpAddress.valueOf("10.0.1.1"), 6, 2, 80);
+        // Both on link 0, measured unevenly (TCP): 70 and 52 MB/s, 98 % of the link. Elephants
+        // (over 10 % of their 125 MB/s host links), each demanding half of D's link.
+        l.place(toD1, FlowPlacement.of(S1, D, index[0], 70 * MB));
+        l.place(toD2, FlowPlacement.of(S2, D, index[0], 52 * MB));
+        assertTrue(l.isElephant(toD1) && l.isElephant(toD2));
+        CongestionRerouter te = new CongestionRerouter(l, 0.8, 0);
+        // Whatever the measurement, D's link limits them both: no move.
+        assertTrue(te.relieve(link(0), OptionalDouble.of(0.98), 0).isEmpty());
+        assertTrue(te.relieve(link(0), OptionalDouble.empty(), 1).isEmpty());
+        // A third elephant on link 0, to D3, which it has to itself: the link is wanted at
+        // 62.5 + 62.5 + 125 = 250 MB/s. It moves, largest demand first, and then what is left
+        // fits: the two flows to D stay together.
+        FlowKey toD3 = FlowKey.of(IpAddress.valueOf("10.0.0.3"), IpAddress.valueOf("10.0.1.3"), 6, 3, 80);
+        int d3Link0 = -1;
+        for (ShadowTree t : p.trees(d3)) {
+            if (t.nextLinks().get(A).srcPort().toLong() == 10) {
+                d3Link0 = t.index();
+            }
+        }
+        l.place(toD3, FlowPlacement.of(s3, d3, d3Link0, 40 * MB));
+        List<FlowMove> moves = te.relieve(link(0), OptionalDouble.empty(), 2);
+        assertEquals(1, moves.size());
+        assertEquals(toD3, moves.get(0).flow());
+        assertEquals(index[0], l.placement(toD1).get().pathIndex());
+        assertEquals(index[0], l.placement(toD2).get().pathIndex());
     }
 
     @Test
