@@ -586,6 +586,10 @@ impl<D: Decoder> Worker<D> {
     }
 
     fn notify(&mut self, port: usize, t: Transition, ts_ns: u64) {
+        // The estimates that moved the port go out first, in the same batch: a controller
+        // then weighs the notice against the flows it is made of, not against their rates
+        // of up to a report interval ago.
+        self.report_dirty();
         let now_us = crate::export::event::now_us();
         let info = &self.map.ports[port];
         let (state, load, cap) = match t {

@@ -127,6 +127,12 @@ fn silent_flow_leaves_its_port_and_comes_back() {
     run(&mut w, &mut [&mut a, &mut b], T0, T0 + 100 * MS);
     let ev = drain(&rx);
     assert_eq!(notices(&ev), vec![CongestionState::Congested]);
+    // The notice comes after the estimates that add up to it.
+    let at = ev
+        .iter()
+        .position(|e| matches!(e, Event::PortCongestion(_)))
+        .unwrap();
+    assert!(!rates(&ev[..at], 40_001).is_empty() && !rates(&ev[..at], 40_002).is_empty());
     let last_a = *rates(&ev, 40_001).last().expect("A reported");
     assert!((last_a - 7.5e6).abs() < 0.02 * 7.5e6, "A at {last_a} B/s");
 

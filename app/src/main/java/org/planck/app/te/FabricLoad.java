@@ -709,14 +709,17 @@ public final class FabricLoad {
     }
 
     /**
-     * Measured load on a port that the measured rates of its known flows do not account for.
+     * Measured load on a port that the measured rates of its known flows do not account for. A
+     * measurement above the port's line rate (sampled estimates over short windows can read
+     * high) counts as the line rate.
      *
      * @param port                port id
      * @param reportedBytesPerSec a load measured just now, or 0
      * @return bytes/s
      */
     double unexplained(int port, double reportedBytesPerSec) {
-        return Math.max(0, Math.max(measured[port], reportedBytesPerSec) - carried[port]);
+        double m = Math.min(capacityBytesPerSec[port], Math.max(measured[port], reportedBytesPerSec));
+        return Math.max(0, m - carried[port]);
     }
 
     double capacity(int port) {

@@ -370,6 +370,9 @@ public class CongestionRerouterTest {
         assertEquals(2, linkOf(1));
         load.clearPortLoad(link(1));
         assertEquals(0.0, load.utilisation(link(1)), 0.0);
+        // A measurement over the line rate is an estimate reading high: it counts as the line rate.
+        assertTrue(load.reportPortLoad(link(1), 300 * MB));
+        assertEquals(1.0, load.utilisation(link(1)), 1e-9);
         assertFalse(load.reportPortLoad(new ConnectPoint(A, PortNumber.portNumber(99)), 1));
     }
 }
