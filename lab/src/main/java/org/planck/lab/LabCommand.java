@@ -95,6 +95,11 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--seed", defaultValue = "1", description = "workload seed (default: ${DEFAULT-VALUE})")
         long seed;
 
+        @Option(names = "--repeats", defaultValue = "1",
+                description = "runs per workload and mode, with seeds seed, seed+1, ...; their flows are pooled "
+                        + "(1-10, default: ${DEFAULT-VALUE})")
+        int repeats;
+
         @Option(names = "--listen", defaultValue = "127.0.0.1:8181",
                 description = "telemetry endpoint address (default: ${DEFAULT-VALUE})")
         String listen;
@@ -163,6 +168,10 @@ public final class LabCommand implements Callable<Integer> {
             if (mib <= 0) {
                 throw new CommandLine.ParameterException(new CommandLine(this), "--flow-mib must be positive");
             }
+            if (repeats < 1 || repeats > ExperimentRunner.Options.MAX_REPEATS) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--repeats must be in 1.."
+                        + ExperimentRunner.Options.MAX_REPEATS);
+            }
             if (!List.of("auto", "1", "10").contains(linkGbps)) {
                 System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
                 return 2;
@@ -174,12 +183,12 @@ public final class LabCommand implements Callable<Integer> {
             Path dir = out != null ? out : Paths.get("results", "lab-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, 5, elephantPct);
-            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).te(te)
+            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).repeats(repeats).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
             int total = 0;
             for (Workload w : ws) {
-                total += ExperimentRunner.flowCount(w) * ms.size();
+                total += ExperimentRunner.flowCount(w) * ms.size() * repeats;
             }
             String[] hp = listen.split(":");
             try (TelemetryEndpoint endpoint = TelemetryEndpoint.start(
@@ -210,9 +219,12 @@ public final class LabCommand implements Callable<Integer> {
                     rate = LinkRateDecision.fixed(Long.parseLong(linkGbps) * LinkRateDecision.ONE_GBPS);
                 }
                 List<RunResult> results = runner.runAll(ws, ms, rate.linkBps());
-                String settings = String.format("Flows: %d MiB; seed %d; threshold %.0f%%, hysteresis %.0f%%, "
+                String seeds = repeats == 1 ? "seed " + seed
+                        : String.format("seeds %d-%d (%d runs of each workload and mode, flows pooled)", seed,
+                                        seed + repeats - 1, repeats);
+                String settings = String.format("Flows: %d MiB; %s; threshold %.0f%%, hysteresis %.0f%%, "
                         + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate; fabric %s",
-                        mib, seed, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
+                        mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice + " (it yields the CPU to the collector "
                                 + "and the controller)" : ""));

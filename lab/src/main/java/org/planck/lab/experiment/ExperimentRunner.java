@@ -28,6 +28,7 @@ import java.util.Comparator;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,8 +53,11 @@ public final class ExperimentRunner {
 
     /** How the experiment runs. */
     public static final class Options {
+        /** Most runs per workload and mode. */
+        public static final int MAX_REPEATS = 10;
         long flowBytes = 100L << 20;
         long seed = 1;
+        int repeats = 1;
         TeSettings te = TeSettings.defaults();
         String controlListen = "127.0.0.1:9870";
         String mirrorInterface;
@@ -72,6 +76,19 @@ public final class ExperimentRunner {
 
         public Options seed(long v) {
             seed = v;
+            return this;
+        }
+
+        /**
+         * Runs each workload and mode this many times, with seeds {@code seed, seed + 1, ...};
+         * their flows are pooled in one result per workload and mode.
+         *
+         * @param v 1 to {@value #MAX_REPEATS}
+         * @return these options
+         */
+        public Options repeats(int v) {
+            checkArgument(v >= 1 && v <= MAX_REPEATS, "repeats must be in 1..%s", MAX_REPEATS);
+            repeats = v;
             return this;
         }
 
@@ -206,9 +223,14 @@ public final class ExperimentRunner {
             throws IOException {
         List<RunResult> out = new ArrayList<>();
         for (Workload w : workloads) {
-            for (RoutingMode m : modes) {
-                out.add(run(w, m, linkBps));
+            // Repeats go round the modes, so a slow spell of the machine hits every mode alike.
+            Map<RoutingMode, List<RunResult>> byMode = new LinkedHashMap<>();
+            for (int r = 0; r < options.repeats; r++) {
+                for (RoutingMode m : modes) {
+                    byMode.computeIfAbsent(m, k -> new ArrayList<>()).add(run(w, m, linkBps, options.seed + r));
+                }
             }
+            byMode.values().forEach(runs -> out.add(RunResult.pooled(runs)));
         }
         return out;
     }
@@ -223,6 +245,10 @@ public final class ExperimentRunner {
      * @throws IOException if the fabric cannot run or the flows do not finish in time
      */
     public RunResult run(Workload workload, RoutingMode mode, long linkBps) throws IOException {
+        return run(workload, mode, linkBps, options.seed);
+    }
+
+    private RunResult run(Workload workload, RoutingMode mode, long linkBps, long seed) throws IOException {
         if (mode == RoutingMode.PLANCK) {
             checkArgument(endpoint != null && collector != null && options.mirrorInterface != null,
                           "PlanckTE runs need the telemetry endpoint, a collector and a mirror interface");
@@ -230,13 +256,14 @@ public final class ExperimentRunner {
         progress.runStarted(workload.label() + " / " + mode.label(), flowCount(workload));
         try (FabricLauncher.RunningFabric fabric = launcher.start(
                 new FabricSpec(mode.shape(), linkBps, options.controlListen, options.fabricSpin))) {
-            return runOn(fabric.control(), workload, mode, linkBps);
+            return runOn(fabric.control(), workload, mode, linkBps, seed);
         } catch (EmulatorException e) {
             throw new IOException(workload.label() + " / " + mode.label() + ": " + e.getMessage(), e);
         }
     }
 
-    private RunResult runOn(URI control, Workload workload, RoutingMode mode, long linkBps) throws IOException {
+    private RunResult runOn(URI control, Workload workload, RoutingMode mode, long linkBps, long seed)
+            throws IOException {
         EmulatorClient emu = new EmulatorClient(control);
         LoopLatencyLog latencies = new LoopLatencyLog(1_000_000);
         LabController controller = new LabController(emu, mode.te(), options.te, latencies);
@@ -261,7 +288,7 @@ public final class ExperimentRunner {
             emu.putMirrors(emu.interfaceSink(options.mirrorInterface), mirrors);
         }
 
-        List<List<Integer>> dsts = workload.destinations(hosts.size(), options.seed);
+        List<List<Integer>> dsts = workload.destinations(hosts.size(), seed);
         int sportBase = SPORT_BASE + (int) (runCount.getAndIncrement() % RUNS_BEFORE_PORT_REUSE) * FLOWS_PER_RUN_MAX;
         List<Deque<FlowSpec>> sequences = new ArrayList<>();
         Map<Long, FlowKey> keys = new HashMap<>();
@@ -335,7 +362,7 @@ public final class ExperimentRunner {
                         continue;
                     }
                     running.remove(f.id());
-                    results.add(new FlowResult(f.id(), f.src(), f.dst(), f.bytes(), f.startUs(),
+                    results.add(new FlowResult(seed, f.id(), f.src(), f.dst(), f.bytes(), f.startUs(),
                                                f.finishUs().getAsLong(), f.retransmits(), f.timeouts()));
                     controller.flowFinished(keys.get(f.id()));
                     progress.flowFinished();

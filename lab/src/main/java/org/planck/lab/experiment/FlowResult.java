@@ -4,6 +4,7 @@ package org.planck.lab.experiment;
  * One finished flow of a run.
  */
 public final class FlowResult {
+    private final long seed;
     private final long id;
     private final String src;
     private final String dst;
@@ -16,7 +17,8 @@ public final class FlowResult {
     /**
      * A result.
      *
-     * @param id       flow id
+     * @param seed     workload seed of the run
+     * @param id       flow id (unique within its run)
      * @param src      source host MAC
      * @param dst      destination host MAC
      * @param bytes    size
@@ -25,8 +27,9 @@ public final class FlowResult {
      * @param retransmits packets the sender sent again
      * @param timeouts retransmission timeouts the sender took
      */
-    public FlowResult(long id, String src, String dst, long bytes, long startUs, long finishUs, long retransmits,
+    public FlowResult(long seed, long id, String src, String dst, long bytes, long startUs, long finishUs, long retransmits,
                       long timeouts) {
+        this.seed = seed;
         this.id = id;
         this.src = src;
         this.dst = dst;
@@ -43,6 +46,10 @@ public final class FlowResult {
 
     public long timeouts() {
         return timeouts;
+    }
+
+    public long seed() {
+        return seed;
     }
 
     public long id() {

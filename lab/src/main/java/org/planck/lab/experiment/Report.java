@@ -160,10 +160,11 @@ public final class Report {
 
     private String flowsCsv() {
         StringBuilder sb = new StringBuilder(
-                "workload,mode,id,src,dst,bytes,start_us,finish_us,throughput_mbps,retransmits,timeouts\n");
+                "workload,mode,seed,id,src,dst,bytes,start_us,finish_us,throughput_mbps,retransmits,timeouts\n");
         for (RunResult r : results) {
             for (FlowResult f : r.flows()) {
-                sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(f.id())
+                sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(f.seed())
+                        .append(',').append(f.id())
                         .append(',').append(f.src()).append(',').append(f.dst()).append(',').append(f.bytes())
                         .append(',').append(f.startUs()).append(',').append(f.finishUs()).append(',')
                         .append(fmt(f.throughputBps() / 1e6)).append(',').append(f.retransmits()).append(',')

@@ -4,8 +4,11 @@ import com.google.common.collect.ImmutableList;
 import org.planck.api.telemetry.Reroute;
 import org.planck.lab.control.LoopLatencyLog;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+
+import static com.google.common.base.Preconditions.checkArgument;
 
 /**
  * What one (workload, mode) run produced.
@@ -55,6 +58,45 @@ public final class RunResult {
         this.mirrorFrames = mirrorFrames;
         this.mirrorDrops = mirrorDrops;
         this.moveLog = ImmutableList.copyOf(moveLog);
+    }
+
+    /**
+     * Several runs of one workload and mode (different seeds) as one: their flows, decisions and
+     * moves together, counts summed, the largest lag.
+     *
+     * @param runs at least one, all of the same workload, mode and link rate
+     * @return the pooled result (the run itself if only one)
+     */
+    public static RunResult pooled(List<RunResult> runs) {
+        checkArgument(!runs.isEmpty(), "no runs to pool");
+        RunResult first = runs.get(0);
+        if (runs.size() == 1) {
+            return first;
+        }
+        List<FlowResult> flows = new ArrayList<>();
+        List<LoopLatencyLog.Entry> decisions = new ArrayList<>();
+        List<Reroute> moveLog = new ArrayList<>();
+        long moves = 0;
+        long notices = 0;
+        long maxLag = 0;
+        long unmatched = 0;
+        long frames = 0;
+        long drops = 0;
+        for (RunResult r : runs) {
+            checkArgument(r.workload == first.workload && r.mode == first.mode && r.linkBps == first.linkBps,
+                          "pooling runs of different experiments");
+            flows.addAll(r.flows);
+            decisions.addAll(r.decisions);
+            moveLog.addAll(r.moveLog);
+            moves += r.moves;
+            notices += r.notices;
+            maxLag = Math.max(maxLag, r.maxLagUs);
+            unmatched += r.unmatched;
+            frames += r.mirrorFrames;
+            drops += r.mirrorDrops;
+        }
+        return new RunResult(first.workload, first.mode, first.linkBps, flows, decisions, moves, notices, maxLag,
+                             unmatched, frames, drops, moveLog);
     }
 
     /**
