@@ -11,7 +11,9 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.OptionalDouble;
 
 import static com.google.common.base.Preconditions.checkArgument;
@@ -71,8 +73,9 @@ public final class CongestionRerouter {
     private final FabricLoad load;
     private double threshold;
     private long dampingNanos;
-    /** Scratch result of {@link #bestSlot}. */
+    /** Scratch results of {@link #bestSlot}: peak along the path, peak over the ports it adds to. */
     private double bestWorst;
+    private double bestWorstAdded;
 
     /**
      * A rerouter.
@@ -215,18 +218,229 @@ public final class CongestionRerouter {
                 continue;
             }
             int slot = bestSlot(f, p);
+            if (slot < 0 || bestWorstAdded > fitLimit(f)) {
+                // No path takes it within the threshold: maybe one does once another elephant
+                // steps aside onto a path that has room for it.
+                List<FlowMove> chain = displace(f, p, nowNanos);
+                if (!chain.isEmpty()) {
+                    // Every flow of the chain that left the congested port relieves it.
+                    for (FlowMove m : chain) {
+                        FabricLoad.PlacedFlow moved = load.placed(m.flow());
+                        if (moved != null && !contains(moved.path, p) && onPort(m, p)) {
+                            need -= share(moved);
+                        }
+                    }
+                    moves.addAll(chain);
+                    continue;
+                }
+            }
             if (slot < 0) {
                 continue;
             }
             FlowMove move = FlowMove.of(f.key, at, f.choices.indices[slot], bestWorst);
             load.moveTo(f, slot);
-            f.moved = true;
-            f.movedAt = nowNanos;
-            f.moves++;
-            need -= f.elephant ? demand : demand / threshold;
+            noteMove(f, nowNanos);
+            need -= share(f);
             moves.add(move);
         }
         return moves;
+    }
+
+    /**
+     * The utilisation up to which a port takes a flow: an elephant's demand is what it would
+     * take, so a port it fills to capacity fits it; another flow's measured rate may understate
+     * what it wants, so its port must stay within the threshold.
+     */
+    private double fitLimit(FabricLoad.PlacedFlow f) {
+        return f.elephant ? Math.max(threshold, 1 + 1e-9) : threshold;
+    }
+
+    /** What a flow adds to a port's {@link #need}. */
+    private double share(FabricLoad.PlacedFlow f) {
+        return f.elephant ? f.demand * (1 - DEMAND_SLACK) : f.demand / threshold;
+    }
+
+    /** Whether the path a move left crossed the port. */
+    private boolean onPort(FlowMove m, int port) {
+        FlowPlacement from = m.from();
+        return contains(load.path(from.src(), from.dst(), from.pathIndex()), port);
+    }
+
+    private static void noteMove(FabricLoad.PlacedFlow f, long nowNanos) {
+        f.moved = true;
+        f.movedAt = nowNanos;
+        f.moves++;
+    }
+
+    /**
+     * A path for {@code f} that has room for it once other elephants step aside, each onto a
+     * path with room for it, at most {@link #MAX_DISPLACED} of them in a chain (as a Kempe chain
+     * recolours a graph). Greedy single moves get stuck where every alternative already carries
+     * one elephant; a random bijection on a fat tree leaves several such pairs. Every port a
+     * flow of the chain joins ends within its fit limit, so the chain strictly relieves the
+     * congested port and loads nothing beyond what it carries.
+     *
+     * @return the chain's moves, last displaced first and f's last, applied to the load view;
+     *         empty (and nothing changed) if none is found
+     */
+    private List<FlowMove> displace(FabricLoad.PlacedFlow f, int congestedPort, long nowNanos) {
+        List<Undo> undo = new ArrayList<>();
+        List<FlowMove> out = new ArrayList<>();
+        Set<FabricLoad.PlacedFlow> chain = new HashSet<>();
+        if (fit(f, MAX_DISPLACED, congestedPort, nowNanos, chain, out, undo)) {
+            return out;
+        }
+        return List.of();
+    }
+
+    /** The most elephants one relief may displace to make room for one flow. */
+    static final int MAX_DISPLACED = 3;
+
+    /** What a tentative move changed, to take it back. */
+    private static final class Undo {
+        final FabricLoad.PlacedFlow flow;
+        final int slot;
+        final boolean moved;
+        final long movedAt;
+        final int moves;
+
+        Undo(FabricLoad.PlacedFlow flow, int slot) {
+            this.flow = flow;
+            this.slot = slot;
+            this.moved = flow.moved;
+            this.movedAt = flow.movedAt;
+            this.moves = flow.moves;
+        }
+    }
+
+    /**
+     * Moves {@code f} to an alternative (not through {@code barred}, nor onto a port marked
+     * congested) where it fits. If none has room, f takes an alternative anyway and the
+     * elephants in its way step aside, each fitted the same way with {@code depth - 1}: they
+     * see f already gone from its old path, so two flows can swap. On success the moves are
+     * applied and appended to {@code out}; on failure everything tried is taken back.
+     */
+    private boolean fit(FabricLoad.PlacedFlow f, int depth, int barred, long nowNanos,
+                        Set<FabricLoad.PlacedFlow> chain, List<FlowMove> out, List<Undo> undo) {
+        chain.add(f);
+        FabricLoad.RouteChoices choices = f.choices;
+        for (int pass = 0; pass < 2; pass++) {
+            // Paths with room first; then, with depth left, paths whose blockers can step aside.
+            for (int c = 0; c < choices.indices.length; c++) {
+                if (choices.indices[c] == f.placement.pathIndex()) {
+                    continue;
+                }
+                int[] alt = choices.paths[c];
+                int blocked = blockedPort(f, alt, barred);
+                if (blocked == BARRED || (pass == 0) != (blocked < 0)) {
+                    continue;
+                }
+                if (pass == 0) {
+                    apply(f, c, nowNanos, out, undo);
+                    chain.remove(f);
+                    return true;
+                }
+                if (depth == 0) {
+                    break;
+                }
+                int outMark = out.size();
+                int undoMark = undo.size();
+                int[] from = f.path;
+                apply(f, c, nowNanos, out, undo);
+                if (clearWay(f, alt, from, depth, nowNanos, chain, out, undo)) {
+                    // f's own move goes last, after the moves that made room for it.
+                    out.add(out.remove(outMark));
+                    chain.remove(f);
+                    return true;
+                }
+                rollback(out, outMark, undo, undoMark);
+            }
+        }
+        chain.remove(f);
+        return false;
+    }
+
+    /** Fits, one at a time, elephants off every port f joined that is over its fit limit. */
+    private boolean clearWay(FabricLoad.PlacedFlow f, int[] alt, int[] from, int depth, long nowNanos,
+                             Set<FabricLoad.PlacedFlow> chain, List<FlowMove> out, List<Undo> undo) {
+        for (int q : alt) {
+            if (contains(from, q)) {
+                continue;
+            }
+            while (load.load(q) / load.capacity(q) > fitLimit(f)) {
+                boolean stepped = false;
+                FabricLoad.PlacedFlow[] blockers = load.flowsOnId(q).toArray(new FabricLoad.PlacedFlow[0]);
+                Arrays.sort(blockers, LARGEST_FIRST);
+                for (FabricLoad.PlacedFlow g : blockers) {
+                    if (chain.contains(g) || !g.elephant || g.demand <= 0 || damped(g, nowNanos)) {
+                        continue;
+                    }
+                    if (fit(g, depth - 1, -1, nowNanos, chain, out, undo)) {
+                        stepped = true;
+                        break;
+                    }
+                }
+                if (!stepped) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static final int BARRED = -2;
+
+    /**
+     * The first port of {@code alt} that the move of f adds it to and that cannot take it, -1
+     * if every one can, or {@link #BARRED} if the path crosses {@code barred} or adds f to a
+     * port marked congested.
+     */
+    private int blockedPort(FabricLoad.PlacedFlow f, int[] alt, int barred) {
+        int blocked = -1;
+        for (int q : alt) {
+            if (q == barred) {
+                return BARRED;
+            }
+            if (contains(f.path, q)) {
+                continue;
+            }
+            if (load.congested(q)) {
+                return BARRED;
+            }
+            if (blocked < 0 && (load.load(q) + f.demand) / load.capacity(q) > fitLimit(f)) {
+                blocked = q;
+            }
+        }
+        return blocked;
+    }
+
+    private void apply(FabricLoad.PlacedFlow f, int slot, long nowNanos, List<FlowMove> out, List<Undo> undo) {
+        int from = -1;
+        for (int c = 0; c < f.choices.indices.length; c++) {
+            if (f.choices.indices[c] == f.placement.pathIndex()) {
+                from = c;
+            }
+        }
+        undo.add(new Undo(f, from));
+        double peak = 0;
+        for (int q : f.choices.paths[slot]) {
+            peak = Math.max(peak, (load.load(q) + (contains(f.path, q) ? 0 : f.demand)) / load.capacity(q));
+        }
+        out.add(FlowMove.of(f.key, f.placement, f.choices.indices[slot], peak));
+        load.moveTo(f, slot);
+        noteMove(f, nowNanos);
+    }
+
+    /** Takes back the tentative moves made since the marks, newest first. */
+    private void rollback(List<FlowMove> out, int outMark, List<Undo> undo, int undoMark) {
+        for (int i = undo.size() - 1; i >= undoMark; i--) {
+            Undo u = undo.remove(i);
+            load.moveTo(u.flow, u.slot);
+            u.flow.moved = u.moved;
+            u.flow.movedAt = u.movedAt;
+            u.flow.moves = u.moves;
+        }
+        out.subList(outMark, out.size()).clear();
     }
 
     /**
@@ -277,7 +491,7 @@ public final class CongestionRerouter {
         FabricLoad.RouteChoices choices = f.choices;
         int bestSlot = -1;
         bestWorst = Double.POSITIVE_INFINITY;
-        double bestWorstAdded = Double.POSITIVE_INFINITY;
+        bestWorstAdded = Double.POSITIVE_INFINITY;
         for (int c = 0; c < choices.indices.length; c++) {
             int index = choices.indices[c];
             if (index == at.pathIndex()) {
@@ -304,7 +518,7 @@ public final class CongestionRerouter {
                     worstAdded = Math.max(worstAdded, util);
                 }
             }
-            if (ok && worstAdded > threshold) {
+            if (ok && worstAdded > fitLimit(f)) {
                 // Over the threshold: only worth it if it lowers the peak among the ports left.
                 double worstLeft = 0;
                 for (int q : cur) {

@@ -380,10 +380,12 @@ public final class TeLoop {
             ConnectPoint cp = l.port();
             double u = utilisation(cp);
             if (u > threshold) {
+                // The relief weighs what was measured, not the view's demand-based estimate.
+                OptionalDouble measuredNow = OptionalDouble.of(l.utilization());
                 if (act) {
-                    done.addAll(relieve(cp, OptionalDouble.of(u), receivedNanos));
+                    done.addAll(relieve(cp, measuredNow, receivedNanos));
                 } else {
-                    markCongested(cp, OptionalDouble.of(u));
+                    markCongested(cp, measuredNow);
                 }
             } else if (isCongested(cp)) {
                 clearCongested(cp);
