@@ -461,15 +461,15 @@ public final class CongestionRerouter {
     /**
      * What a port's flows want of it, to compare with its capacity: the elephants' demands, which
      * are what they would take (fair shares of their hosts' links), plus measured rates (other
-     * flows, and measured load no known flow accounts for) over the threshold, since a squeezed
-     * flow's measured rate understates what it wants. Without elephants this is the classic test
+     * flows, and measured load no known flow accounts for, up to what the elephants leave free)
+     * over the threshold, since a squeezed flow's measured rate understates what it wants. Without elephants this is the classic test
      * "measured load over the threshold"; with them, a port whose elephants are all limited
      * elsewhere (by their receivers, say) is not relieved however hot it measures: each of them
      * already gets its share, and a move would cost it a window for nothing.
      */
     private double need(int p, double reportedBytesPerSec) {
         double elephants = 0;
-        double measuredRates = load.unexplained(p, reportedBytesPerSec);
+        double measuredRates = 0;
         for (FabricLoad.PlacedFlow f : load.flowsOnId(p)) {
             if (f.elephant) {
                 elephants += f.demand;
@@ -477,7 +477,12 @@ public final class CongestionRerouter {
                 measuredRates += f.demand;
             }
         }
-        return elephants * (1 - DEMAND_SLACK) + measuredRates / threshold;
+        // Load no known flow accounts for can only be using what the elephants' demands leave
+        // of the port; beyond that it is the elephants themselves, measured high (a noisy
+        // window, a flow whose move the fabric has not applied yet).
+        double unexplained = Math.min(load.unexplained(p, reportedBytesPerSec),
+                                      Math.max(0, load.capacity(p) - elephants));
+        return elephants * (1 - DEMAND_SLACK) + (measuredRates + unexplained) / threshold;
     }
 
     /**

@@ -309,14 +309,16 @@ public class CongestionRerouterTest {
         FabricLoad l = new FabricLoad(p);
         FlowKey toD1 = FlowKey.of(IpAddress.valueOf("10.0.0.1"), IpAddress.valueOf("10.0.1.1"), 6, 1, 80);
         FlowKey toD2 = FlowKey.of(IpAddress.valueOf("10.0.0.2"), IpAddress.valueOf("10.0.1.1"), 6, 2, 80);
-        // Both on link 0, measured unevenly (TCP): 70 and 52 MB/s, 98 % of the link. Elephants
-        // (over 10 % of their 125 MB/s host links), each demanding half of D's link.
-        l.place(toD1, FlowPlacement.of(S1, D, index[0], 70 * MB));
-        l.place(toD2, FlowPlacement.of(S2, D, index[0], 52 * MB));
+        // Both on link 0, last estimated unevenly (TCP) at 40 and 30 MB/s. Elephants (over 10 %
+        // of their 125 MB/s host links), each demanding half of D's link.
+        l.place(toD1, FlowPlacement.of(S1, D, index[0], 40 * MB));
+        l.place(toD2, FlowPlacement.of(S2, D, index[0], 30 * MB));
         assertTrue(l.isElephant(toD1) && l.isElephant(toD2));
         CongestionRerouter te = new CongestionRerouter(l, 0.8, 0);
-        // Whatever the measurement, D's link limits them both: no move.
-        assertTrue(te.relieve(link(0), OptionalDouble.of(0.98), 0).isEmpty());
+        // A notice reads the link full, 55 MB/s more than the two estimates. Their demands fill
+        // the link already: the rest is them, measured high, not other traffic. D's link limits
+        // them both wherever they go: no move.
+        assertTrue(te.relieve(link(0), OptionalDouble.of(1.0), 0).isEmpty());
         assertTrue(te.relieve(link(0), OptionalDouble.empty(), 1).isEmpty());
         // A third elephant on link 0, to D3, which it has to itself: the link is wanted at
         // 62.5 + 62.5 + 125 = 250 MB/s. It moves, largest demand first, and then what is left
