@@ -271,7 +271,7 @@ fn flush<R: Router>(
     ring: &mut Producer<Transfer>,
     rx: &mut [Consumer<Transfer>],
 ) -> Duration {
-    let batch = std::mem::take(&mut part.outbox[j]);
+    let batch = std::mem::take(&mut part.outbox.boxes[j]);
     let mut rest: &[Transfer] = &batch;
     let mut full_since: Option<Instant> = None;
     loop {
@@ -286,7 +286,7 @@ fn flush<R: Router>(
     }
     let mut batch = batch;
     batch.clear();
-    part.outbox[j] = batch;
+    part.outbox.boxes[j] = batch;
     full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
 
@@ -396,7 +396,7 @@ fn worker<R: Router>(
         }
         for (j, t) in tx.iter_mut().enumerate() {
             let Some(t) = t else { continue };
-            if !part.outbox[j].is_empty() {
+            if !part.outbox.boxes[j].is_empty() {
                 wait += flush(&mut part, j, t, &mut rx);
             }
         }
