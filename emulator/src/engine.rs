@@ -132,6 +132,23 @@ pub struct Outbox {
     me: u16,
 }
 
+impl Outbox {
+    /// Target and partition of a packet sent into a split switch: routed
+    /// there now, to find the partition of its output port (the router there
+    /// routes it again, identically).
+    #[inline(never)]
+    fn into_split(&mut self, to: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+        let s = &mut self.splits[(to.0 >> 16) as usize];
+        let in_port = to.0 as PortId;
+        let out = s.route.route(pkt, in_port);
+        let part = s.port_part[out as usize];
+        let idx = s.local[part as usize];
+        debug_assert_ne!(idx, NO_ROUTER);
+        let to = PackedTarget::pack(Target::Switch { idx, port: in_port });
+        (to, if part == self.me { WireEnd::LOCAL } else { part })
+    }
+}
+
 /// A packet due at a local target.
 #[derive(Clone, Copy, Debug)]
 struct Delivery {
@@ -714,7 +731,8 @@ impl<R: Router> Partition<R> {
         }
     }
 
-    #[inline]
+    // Always inlined: the common case is one compare and a push.
+    #[inline(always)]
     fn send(
         calendar: &mut [Vec<Delivery>],
         mask: u64,
@@ -725,20 +743,7 @@ impl<R: Router> Partition<R> {
     ) {
         let (mut to, mut part) = (end.to, end.part);
         if part == WireEnd::SPLIT {
-            // Into a split switch: route it there now, to find the partition of
-            // its output port. The router there routes it again, identically.
-            let s = &mut outbox.splits[(to.0 >> 16) as usize];
-            let in_port = to.0 as PortId;
-            let out = s.route.route(&pkt, in_port);
-            part = s.port_part[out as usize];
-            to = PackedTarget::pack(Target::Switch {
-                idx: s.local[part as usize],
-                port: in_port,
-            });
-            debug_assert_ne!(s.local[part as usize], NO_ROUTER);
-            if part == outbox.me {
-                part = WireEnd::LOCAL;
-            }
+            (to, part) = outbox.into_split(to, &pkt);
         }
         if part == WireEnd::LOCAL {
             debug_assert!(calendar.len() == mask as usize + 1);

@@ -10,7 +10,7 @@
 //! synchronisation) late packets are delivered at once and counted.
 //! The calling thread only spawns the workers and blocks joining them.
 
-use std::sync::Arc;
+use std::sync::{Arc, Barrier, OnceLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -116,7 +116,9 @@ pub struct PartitionReport {
 pub struct WorkerLoad {
     /// Router hops this worker emulated.
     pub router_packets: u64,
-    /// Wall time from start to finish of the worker.
+    /// Wall time of the worker's emulation: from the moment all workers
+    /// had built their partitions to this worker's last slot (setup,
+    /// thread start and the report are not included).
     pub seconds: f64,
     /// Part of `seconds` spent waiting for other workers (progress or ring room).
     pub wait_seconds: f64,
@@ -165,13 +167,16 @@ where
         .map(|_| CachePadded::new(AtomicU64::new(0)))
         .collect();
     let sync = WorkerSync::new(nparts);
-    let start = Instant::now();
+    let run_start = Instant::now();
+    let ready = Barrier::new(nparts);
+    let start = OnceLock::new();
     let crew = Crew {
         progress: &progress,
         sync: &sync,
         stop,
         setup,
-        start,
+        ready: &ready,
+        start: &start,
     };
     let cores = if setup.pin_threads {
         core_affinity::get_core_ids().unwrap_or_default()
@@ -242,7 +247,7 @@ where
     };
     RunOutput {
         parts,
-        wall: start.elapsed(),
+        wall: run_start.elapsed(),
         threads: nparts,
     }
 }
@@ -296,7 +301,10 @@ struct Crew<'a> {
     sync: &'a WorkerSync,
     stop: &'a Stop,
     setup: &'a Setup,
-    start: Instant,
+    /// Every worker has built its partition: the emulation starts.
+    ready: &'a Barrier,
+    /// When it started (slot 0 of real-time pacing).
+    start: &'a OnceLock<Instant>,
 }
 
 fn worker<R: Router>(
@@ -310,11 +318,17 @@ fn worker<R: Router>(
         sync,
         stop,
         setup,
+        ready,
         start,
     } = *crew;
     let me = part.index;
     let nparts = progress.len();
     let end = stop.end();
+    // Building a partition (tables, queues, generators) takes different
+    // times on different workers; start together so that no worker counts a
+    // peer's construction as waiting, and time only the emulation.
+    ready.wait();
+    let start = *start.get_or_init(Instant::now);
     let begun = Instant::now();
     let mut wait = Duration::ZERO;
     let (mut batches, mut behind) = (0u64, 0u64);
