@@ -48,7 +48,9 @@ pub enum Target {
 /// taking a transfer in is one calendar push.
 #[derive(Clone, Copy, Debug)]
 pub struct Transfer {
-    pub arrive: Slot,
+    /// Due slot, low 32 bits: sender and receiver are never 2^31 slots apart,
+    /// and 40 bytes instead of 48 is less for the cores to pass around.
+    pub arrive: u32,
     pub to: PackedTarget,
     pub pkt: Packet,
 }
@@ -84,10 +86,35 @@ impl WireEnd {
 /// partition then receives the packet.
 #[derive(Clone, Debug)]
 struct SplitSwitch {
+    /// Per destination endpoint: the partition and local router index that
+    /// every candidate output port leads to, or `None` when ECMP candidates
+    /// sit on different partitions and the flow hash decides.
+    by_dst: Vec<Option<(u16, u32)>>,
     route: TableRoute,
     port_part: Vec<u16>,
     /// Local router index of the switch in each partition (`NO_ROUTER` if none).
     local: Vec<u32>,
+}
+
+impl SplitSwitch {
+    fn new(next_hops: &[Vec<PortId>], port_part: &[u16], local: &[u32]) -> Self {
+        let by_dst = next_hops
+            .iter()
+            .map(|ports| {
+                let part = port_part[*ports.first()? as usize];
+                ports
+                    .iter()
+                    .all(|&p| port_part[p as usize] == part)
+                    .then_some((part, local[part as usize]))
+            })
+            .collect();
+        SplitSwitch {
+            by_dst,
+            route: TableRoute::new(next_hops),
+            port_part: port_part.to_vec(),
+            local: local.to_vec(),
+        }
+    }
 }
 
 /// The sending end of a link: where it leads, its latency and its rate credit.
@@ -136,13 +163,20 @@ impl Outbox {
     /// Target and partition of a packet sent into a split switch: routed
     /// there now, to find the partition of its output port (the router there
     /// routes it again, identically).
+    // Out of line: inlined into every send, it costs the local sends more
+    // than the call costs here.
     #[inline(never)]
     fn into_split(&mut self, to: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
         let s = &mut self.splits[(to.0 >> 16) as usize];
         let in_port = to.0 as PortId;
-        let out = s.route.route(pkt, in_port);
-        let part = s.port_part[out as usize];
-        let idx = s.local[part as usize];
+        let (part, idx) = match s.by_dst[pkt.dst as usize] {
+            Some(hop) => hop,
+            None => {
+                let out = s.route.route(pkt, in_port);
+                let part = s.port_part[out as usize];
+                (part, s.local[part as usize])
+            }
+        };
         debug_assert_ne!(idx, NO_ROUTER);
         let to = PackedTarget::pack(Target::Switch { idx, port: in_port });
         (to, if part == self.me { WireEnd::LOCAL } else { part })
@@ -426,6 +460,12 @@ pub struct Partition<R> {
     pub stats: PartitionStats,
 }
 
+/// The slot nearest to `now` whose low 32 bits are `low`.
+#[inline]
+fn full_slot(now: Slot, low: u32) -> Slot {
+    now.wrapping_add(low.wrapping_sub(now as u32) as i32 as i64 as u64)
+}
+
 /// First slot at or after time `x` (in slots, >= 0): ceil without a libm call.
 #[inline]
 fn slot_at_or_after(x: f64) -> Slot {
@@ -461,11 +501,11 @@ impl<R: Router> Partition<R> {
         for (sid, &is_split) in pl.split.iter().enumerate() {
             if is_split {
                 split_index[sid] = splits.len() as u32;
-                splits.push(SplitSwitch {
-                    route: TableRoute::new(&tables[sid]),
-                    port_part: pl.port_part[sid].clone(),
-                    local: pl.switch_local[sid].clone(),
-                });
+                splits.push(SplitSwitch::new(
+                    &tables[sid],
+                    &pl.port_part[sid],
+                    &pl.switch_local[sid],
+                ));
             }
         }
         let end_for = |peer: Peer| -> WireEnd {
@@ -751,7 +791,11 @@ impl<R: Router> Partition<R> {
             unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
                 .push(Delivery { to, pkt })
         } else {
-            outbox.boxes[part as usize].push(Transfer { arrive, to, pkt })
+            outbox.boxes[part as usize].push(Transfer {
+                arrive: arrive as u32,
+                to,
+                pkt,
+            })
         }
     }
 
@@ -1159,7 +1203,7 @@ impl<R: Router> Partition<R> {
         let (now, mask) = (self.now, self.mask);
         debug_assert!(self.calendar.len() == mask as usize + 1);
         for tr in batch {
-            let mut arrive = tr.arrive;
+            let mut arrive = full_slot(now, tr.arrive);
             if arrive < now {
                 self.stats.late_transfers += 1;
                 self.stats.late_slots += now - arrive;
@@ -1210,6 +1254,17 @@ mod tests {
         buffer_pkts: 64,
         latency_slots: 1,
     };
+
+    #[test]
+    fn transfers_carry_the_due_slot_in_32_bits() {
+        assert_eq!(std::mem::size_of::<Transfer>(), 40);
+        for now in [0u64, 5, (1 << 32) - 3, 1 << 32, (7 << 32) + 12345] {
+            for delta in [-70i64, -1, 0, 1, 4, 65, 1 << 20] {
+                let slot = (now as i64 + delta).max(0) as u64;
+                assert_eq!(full_slot(now, slot as u32), slot, "now {now}, slot {slot}");
+            }
+        }
+    }
 
     #[test]
     fn aggregation_switch_of_two_racks_is_split_by_rack() {

@@ -26,8 +26,12 @@ use crate::scheme::{Router, RouterPorts};
 use crossbeam_utils::CachePadded;
 use rtrb::{Consumer, Producer, RingBuffer};
 
-/// Packets a worker may have in flight towards one other worker.
-const RING_TRANSFERS: usize = 1 << 16;
+/// Packets a worker may have in flight towards one other worker. A worker
+/// runs at most the lookahead (plus loose skew) ahead, so a few thousand
+/// transfers cover the fabrics we emulate; a small ring stays in cache (a
+/// large one is written through at full length, every line a miss). A full
+/// ring is no loss: the sender takes in its own input and retries.
+const RING_TRANSFERS: usize = 1 << 12;
 /// A waiting worker spins this long (peers are normally microseconds away),
 /// then yields its core, then parks until woken.
 const SPIN_WAIT: Duration = Duration::from_micros(50);
