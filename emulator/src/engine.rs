@@ -654,6 +654,7 @@ impl<R: Router> Partition<R> {
         let stats = PartitionStats {
             occupancy_sum: wires.iter().map(|w| vec![0; w.len()]).collect(),
             occupancy_max: wires.iter().map(|w| vec![0; w.len()]).collect(),
+            stream_delivered: vec![0; plan.open_loop.len()],
             ..Default::default()
         };
         Partition {
@@ -736,7 +737,12 @@ impl<R: Router> Partition<R> {
         for d in bucket.drain(..) {
             let to = d.to.0;
             if to & PackedTarget::ENDPOINT == 0 {
-                self.routers[(to >> 16) as usize].receive(d.pkt, to as PortId, t);
+                let r = (to >> 16) as usize;
+                debug_assert!(r < self.routers.len());
+                // SAFETY: targets are only made from the placement's local
+                // router indices (in `new`, `into_split`), and a partition
+                // holds a router for each local index of its own.
+                unsafe { self.routers.get_unchecked_mut(r) }.receive(d.pkt, to as PortId, t);
             } else {
                 self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, d.pkt, t);
             }
@@ -949,11 +955,8 @@ impl<R: Router> Partition<R> {
         if pkt.flags & (ACK | OPEN_LOOP) == OPEN_LOOP {
             self.endpoints[idx].delivered += 1;
             self.stats.delivered += 1;
-            let k = (pkt.flow & !STREAM_FLOW_BIT) as usize;
-            if k >= self.stats.stream_delivered.len() {
-                self.stats.stream_delivered.resize(k + 1, 0);
-            }
-            self.stats.stream_delivered[k] += 1;
+            // Sized for every stream of the plan in `new`.
+            self.stats.stream_delivered[(pkt.flow & !STREAM_FLOW_BIT) as usize] += 1;
             return;
         }
         self.transport_receive(idx, pkt, t);
