@@ -22,12 +22,13 @@ use crate::endpoint::EndpointState;
 use crate::endpoint::sizes::packets_for;
 use crate::endpoint::transport::{AckOutcome, FlowSender};
 use crate::endpoint::workload::{
-    FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint,
+    FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint, other_endpoint_from,
 };
 use crate::fabric::topology::{Peer, Topology};
 use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, Slot};
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Route, Router, RouterPorts};
+use rand::RngCore;
 
 /// Open-loop stream ids live in the upper half of the flow id space.
 pub const STREAM_FLOW_BIT: u32 = 1 << 31;
@@ -433,6 +434,8 @@ pub struct Partition<R> {
     poisson_next: f64,
     /// Open-loop streams by the slot of their next arrival (modulo the wheel).
     stream_wheel: Vec<Vec<u32>>,
+    /// Streams that draw each slot's arrival count at once (not on the wheel).
+    per_slot_streams: Vec<PerSlotStream>,
     /// Emptied wheel bucket kept for reuse, so turning the wheel never allocates.
     wheel_spare: Vec<u32>,
     /// Per stream, the slot of its next arrival (ceil of `next`), kept as an
@@ -464,6 +467,15 @@ pub struct Partition<R> {
 #[inline]
 fn full_slot(now: Slot, low: u32) -> Slot {
     now.wrapping_add(low.wrapping_sub(now as u32) as i32 as i64 as u64)
+}
+
+/// An open-loop Poisson stream fast enough to have arrivals in most slots.
+#[derive(Debug)]
+struct PerSlotStream {
+    stream: u32,
+    src_local: u32,
+    /// See `poisson_count_thresholds`.
+    counts: Arc<[u64]>,
 }
 
 /// First slot at or after time `x` (in slots, >= 0): ceil without a libm call.
@@ -644,8 +656,16 @@ impl<R: Router> Partition<R> {
             .collect();
         let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
         let stream_due: Vec<Slot> = streams.iter().map(|s| slot_at_or_after(s.next)).collect();
-        for (k, &due) in stream_due.iter().enumerate() {
-            stream_wheel[(due & STREAM_WHEEL_MASK) as usize].push(k as u32);
+        let mut per_slot_streams = Vec::new();
+        for (k, (&due, s)) in stream_due.iter().zip(&streams).enumerate() {
+            match &s.per_slot {
+                Some(counts) => per_slot_streams.push(PerSlotStream {
+                    stream: k as u32,
+                    src_local: pl.endpoint_local[s.src as usize],
+                    counts: counts.clone(),
+                }),
+                None => stream_wheel[(due & STREAM_WHEEL_MASK) as usize].push(k as u32),
+            }
         }
         let stream_src_local = streams
             .iter()
@@ -672,6 +692,7 @@ impl<R: Router> Partition<R> {
             poisson_next: 0.0,
             stream_wheel,
             wheel_spare: Vec::new(),
+            per_slot_streams,
             stream_due,
             flows: Vec::new(),
             recv: HashMap::new(),
@@ -1107,6 +1128,11 @@ impl<R: Router> Partition<R> {
 
     #[inline(never)]
     fn generate_open_loop(&mut self, t: Slot) {
+        // A Poisson process from slot 0 has its first arrivals in slot 1
+        // (the gaps below are counted the same way: arrivals in (t - 1, t]).
+        if t > 0 && !self.per_slot_streams.is_empty() {
+            self.generate_per_slot(t);
+        }
         let b = (t & STREAM_WHEEL_MASK) as usize;
         if self.stream_wheel[b].is_empty() {
             return;
@@ -1159,6 +1185,57 @@ impl<R: Router> Partition<R> {
         // Keep the bucket's allocation for the next turn.
         due.clear();
         self.wheel_spare = due;
+    }
+
+    /// One slot of the per-slot Poisson streams: one 64-bit draw gives the
+    /// arrival count (high half) and the first packet's destination (low half).
+    fn generate_per_slot(&mut self, t: Slot) {
+        let n = self.shared.endpoints;
+        for ps in &self.per_slot_streams {
+            let s = &mut self.streams[ps.stream as usize];
+            let u = s.rng.next_u64();
+            let hi = u >> 32;
+            let mut count = 0;
+            // The last threshold is 2^32, above any 32-bit value: the scan stops.
+            while hi >= ps.counts[count] {
+                count += 1;
+            }
+            if count == 0 {
+                continue;
+            }
+            let li = ps.src_local as usize;
+            let ep = &mut self.endpoints[li];
+            let mut bits = u as u32;
+            for i in 0..count {
+                if i > 0 {
+                    bits = s.rng.next_u32();
+                }
+                if ep.nic.len() >= ep.nic_capacity {
+                    s.nic_dropped += 1;
+                    self.stats.nic_drops += 1;
+                    continue;
+                }
+                let dst = match s.dst {
+                    Some(d) => d,
+                    None => other_endpoint_from(bits, n, s.src),
+                };
+                s.sent += 1;
+                ep.nic.push_back(Packet {
+                    flow: s.flow,
+                    seq: s.seq,
+                    prio: s.class,
+                    stamp: t as u32,
+                    src: s.src,
+                    dst,
+                    tag: 0,
+                    flags: OPEN_LOOP,
+                    hops: 0,
+                    data: [0; 8],
+                });
+                s.seq = s.seq.wrapping_add(1);
+            }
+            Self::mark_ready(&mut self.ep_ready, li);
+        }
     }
 
     fn check_timers(&mut self, t: Slot) {
