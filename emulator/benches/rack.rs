@@ -110,7 +110,11 @@ fn cycles_report(label: &str, cfg: &Config, reps: usize, hz: f64) -> f64 {
         let summary = run_config(cfg).expect("bench run").summary;
         pkts = summary.router_packets;
         let (t1, c1, w1) = (tsc(), process_cpu_seconds(), w0.elapsed().as_secs_f64());
-        let emu = summary.workers.iter().map(|w| w.seconds).fold(0.0, f64::max);
+        let emu = summary
+            .workers
+            .iter()
+            .map(|w| w.seconds)
+            .fold(0.0, f64::max);
         if emu < best_emu {
             workers = summary.workers;
         }

@@ -167,7 +167,7 @@ impl Outbox {
     // Out of line: inlined into every send, it costs the local sends more
     // than the call costs here.
     #[inline(never)]
-    fn into_split(&mut self, to: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+    fn entry_of_split(&mut self, to: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
         let s = &mut self.splits[(to.0 >> 16) as usize];
         let in_port = to.0 as PortId;
         let (part, idx) = match s.by_dst[pkt.dst as usize] {
@@ -180,7 +180,14 @@ impl Outbox {
         };
         debug_assert_ne!(idx, NO_ROUTER);
         let to = PackedTarget::pack(Target::Switch { idx, port: in_port });
-        (to, if part == self.me { WireEnd::LOCAL } else { part })
+        (
+            to,
+            if part == self.me {
+                WireEnd::LOCAL
+            } else {
+                part
+            },
+        )
     }
 }
 
@@ -761,7 +768,7 @@ impl<R: Router> Partition<R> {
                 let r = (to >> 16) as usize;
                 debug_assert!(r < self.routers.len());
                 // SAFETY: targets are only made from the placement's local
-                // router indices (in `new`, `into_split`), and a partition
+                // router indices (in `new`, `entry_of_split`), and a partition
                 // holds a router for each local index of its own.
                 unsafe { self.routers.get_unchecked_mut(r) }.receive(d.pkt, to as PortId, t);
             } else {
@@ -810,7 +817,7 @@ impl<R: Router> Partition<R> {
     ) {
         let (mut to, mut part) = (end.to, end.part);
         if part == WireEnd::SPLIT {
-            (to, part) = outbox.into_split(to, &pkt);
+            (to, part) = outbox.entry_of_split(to, &pkt);
         }
         if part == WireEnd::LOCAL {
             debug_assert!(calendar.len() == mask as usize + 1);
@@ -1351,7 +1358,10 @@ mod tests {
         let topo = Topology::racks(2, 4, LINK, LINK).unwrap();
         let agg = 2;
         let one = Placement::by_group(&topo, 1);
-        assert!(one.split.iter().all(|&s| !s), "one partition splits nothing");
+        assert!(
+            one.split.iter().all(|&s| !s),
+            "one partition splits nothing"
+        );
         assert_eq!(one.switch_local[agg], vec![2]);
 
         let two = Placement::by_group(&topo, 2);
@@ -1461,11 +1471,29 @@ mod tests {
             assert_eq!(two.summary.threads, 2);
             assert_eq!(two.summary.late_transfers, 0);
             assert!(one.summary.drops > 0, "{scheme}: the test must see drops");
-            assert_eq!(one.ports.len(), two.ports.len(), "{scheme}: one report per port");
+            assert_eq!(
+                one.ports.len(),
+                two.ports.len(),
+                "{scheme}: one report per port"
+            );
             for (a, b) in one.ports.iter().zip(&two.ports) {
                 assert_eq!(
-                    (a.switch_id, a.port, a.enqueued, a.transmitted, a.dropped, a.marked),
-                    (b.switch_id, b.port, b.enqueued, b.transmitted, b.dropped, b.marked),
+                    (
+                        a.switch_id,
+                        a.port,
+                        a.enqueued,
+                        a.transmitted,
+                        a.dropped,
+                        a.marked
+                    ),
+                    (
+                        b.switch_id,
+                        b.port,
+                        b.enqueued,
+                        b.transmitted,
+                        b.dropped,
+                        b.marked
+                    ),
                     "{scheme}: port {} of {}",
                     a.port,
                     a.switch
@@ -1480,7 +1508,10 @@ mod tests {
             if workload == open_loop {
                 let w = &two.summary.workers;
                 let share = w[0].router_packets as f64 / one.summary.router_packets as f64;
-                assert!((0.45..0.55).contains(&share), "{scheme}: worker 0 share {share}");
+                assert!(
+                    (0.45..0.55).contains(&share),
+                    "{scheme}: worker 0 share {share}"
+                );
             }
         }
     }

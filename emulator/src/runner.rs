@@ -10,8 +10,8 @@
 //! synchronisation) late packets are delivered at once and counted.
 //! The calling thread only spawns the workers and blocks joining them.
 
-use std::sync::{Arc, Barrier, OnceLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Mode;

@@ -349,7 +349,10 @@ mod tests {
             let mut p = (-rate).exp();
             for (k, &th) in t.iter().enumerate().take(t.len() - 1) {
                 let got = (th - prev) as f64 / (1u64 << 32) as f64;
-                assert!((got - p).abs() < 1e-9, "rate {rate}, P(N = {k}): {got} vs {p}");
+                assert!(
+                    (got - p).abs() < 1e-9,
+                    "rate {rate}, P(N = {k}): {got} vs {p}"
+                );
                 prev = th;
                 p *= rate / (k + 1) as f64;
             }
@@ -364,7 +367,10 @@ mod tests {
                 .sum();
             let mean = total as f64 / draws as f64;
             let sigma = (rate / draws as f64).sqrt();
-            assert!((mean - rate).abs() < 5.0 * sigma, "rate {rate}: mean {mean}");
+            assert!(
+                (mean - rate).abs() < 5.0 * sigma,
+                "rate {rate}: mean {mean}"
+            );
         }
     }
 
