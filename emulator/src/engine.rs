@@ -34,6 +34,8 @@ use rand::RngCore;
 pub const STREAM_FLOW_BIT: u32 = 1 << 31;
 /// Slots in the wheel that schedules open-loop packet arrivals.
 const STREAM_WHEEL_MASK: u64 = 1023;
+/// Largest calendar (slots); deliveries further ahead wait in the far queue.
+const MAX_CALENDAR_SLOTS: u64 = 4096;
 /// Transport timers are checked every this many slots.
 const TIMER_INTERVAL: u64 = 8;
 
@@ -1321,6 +1323,29 @@ impl<R: Router> Partition<R> {
                 self.calendar[(arrive.max(t) & self.mask) as usize].push(d);
             }
         }
+    }
+
+    /// Slots ahead of now that the calendar holds.
+    pub fn calendar_slots(&self) -> u64 {
+        self.mask + 1
+    }
+
+    /// Make the calendar cover deliveries up to `slots` past now (at most
+    /// `MAX_CALENDAR_SLOTS`), before the first slot. A worker may run
+    /// `lookahead + skew` slots behind a peer, and the peer's packets then
+    /// arrive that much further ahead than its own links reach; in the
+    /// calendar they cost a push, in the far queue a heap and a map insert.
+    pub fn cover_ahead(&mut self, slots: u64) {
+        let horizon = (slots.min(MAX_CALENDAR_SLOTS - 1) + 1).next_power_of_two();
+        if horizon <= self.calendar.len() as u64 {
+            return;
+        }
+        assert!(
+            self.now == 0 && self.calendar.iter().all(Vec::is_empty) && self.far.is_empty(),
+            "the calendar is resized before anything is scheduled"
+        );
+        self.calendar = (0..horizon).map(|_| Vec::new()).collect();
+        self.mask = horizon - 1;
     }
 
     /// Occupancy of a local router's port right now.

@@ -350,6 +350,12 @@ fn worker<R: Router>(
     } else {
         setup.batch_slots
     };
+    if nparts > 1 {
+        // A peer runs up to allowance + one batch ahead, and its packets
+        // arrive up to a link latency after that.
+        let reach = part.calendar_slots();
+        part.cover_ahead(allowance.saturating_add(batch_slots).saturating_add(reach));
+    }
     while part.now < end {
         if let Stop::Flag(f, _) = stop
             && f.load(Ordering::Relaxed)
