@@ -1455,6 +1455,61 @@ mod tests {
         run_config(&cfg).expect("valid test config")
     }
 
+    /// A fat tree on 2 workers (cores split by pod) emulates the 1-worker
+    /// network: flows keep their ids (and so their ECMP paths), every port is
+    /// reported once, nothing is late and every flow completes. (Ports fed
+    /// from both workers, the cores', may order same-slot arrivals
+    /// differently, so TCP's dynamics need not match packet for packet.)
+    #[test]
+    fn fat_tree_on_two_workers_matches_one() {
+        let run = |threads: usize| {
+            let text = format!(
+                r#"
+                [emulation]
+                duration_us = 20000
+                threads = {threads}
+                pin_threads = false
+                [topology]
+                kind = "fat_tree"
+                k = 4
+                link = {{ gbps = 10, buffer_pkts = 32, latency_slots = 2 }}
+                [[workload]]
+                kind = "random"
+                flow_bytes = 730000
+                [[workload]]
+                kind = "stride"
+                k = 5
+                flow_bytes = 730000
+                "#
+            );
+            let cfg: Config = toml::from_str(&text).expect("test config");
+            run_config(&cfg).expect("valid test config")
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(two.summary.threads, 2);
+        assert_eq!(two.summary.late_transfers, 0);
+        // 20 switches with 4 ports each, every one reported once.
+        assert_eq!(two.ports.len(), 80);
+        assert!(
+            two.ports
+                .iter()
+                .any(|p| p.switch.starts_with("core") && p.transmitted > 0)
+        );
+        let ids = |r: &crate::output::Report| {
+            let mut v: Vec<(u32, u16, u16)> =
+                r.flows.iter().map(|f| (f.id, f.src, f.dst)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids(&one), ids(&two), "same flows, same ids");
+        assert_eq!(one.summary.flows_completed, 32);
+        assert_eq!(two.summary.flows_completed, 32);
+        assert_eq!(one.summary.delivered_packets, two.summary.delivered_packets);
+        let share =
+            two.summary.workers[0].router_packets as f64 / two.summary.router_packets as f64;
+        assert!((0.3..0.7).contains(&share), "worker 0 share {share}");
+    }
+
     /// With exact synchronisation and a split aggregation switch, 2 workers
     /// emulate exactly what 1 does: every port's counters agree.
     #[test]
