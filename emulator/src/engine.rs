@@ -22,17 +22,20 @@ use crate::endpoint::EndpointState;
 use crate::endpoint::sizes::packets_for;
 use crate::endpoint::transport::{AckOutcome, FlowSender};
 use crate::endpoint::workload::{
-    FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint,
+    FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint, other_endpoint_from,
 };
 use crate::fabric::topology::{Peer, Topology};
 use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, Slot};
 use crate::scheme::route::TableRoute;
-use crate::scheme::{Router, RouterPorts};
+use crate::scheme::{Route, Router, RouterPorts};
+use rand::RngCore;
 
 /// Open-loop stream ids live in the upper half of the flow id space.
 pub const STREAM_FLOW_BIT: u32 = 1 << 31;
 /// Slots in the wheel that schedules open-loop packet arrivals.
 const STREAM_WHEEL_MASK: u64 = 1023;
+/// Largest calendar (slots); deliveries further ahead wait in the far queue.
+const MAX_CALENDAR_SLOTS: u64 = 4096;
 /// Transport timers are checked every this many slots.
 const TIMER_INTERVAL: u64 = 8;
 
@@ -48,14 +51,18 @@ pub enum Target {
 /// taking a transfer in is one calendar push.
 #[derive(Clone, Copy, Debug)]
 pub struct Transfer {
-    pub arrive: Slot,
+    /// Due slot, low 32 bits: sender and receiver are never 2^31 slots apart,
+    /// and 40 bytes instead of 48 is less for the cores to pass around.
+    pub arrive: u32,
     pub to: PackedTarget,
     pub pkt: Packet,
 }
 
-/// Where a link leads: a target in this partition (`part == WireEnd::LOCAL`)
-/// or in partition `part`. A plain struct, not an enum: the send path tests
-/// one field.
+/// Where a link leads: a target in this partition (`part == WireEnd::LOCAL`),
+/// in partition `part`, or into a split switch (`part == WireEnd::SPLIT`, `to`
+/// holding the split switch's index in `Partition::splits` and the input
+/// port) whose partition depends on the packet. A plain struct, not an enum:
+/// the local send path tests one field.
 #[derive(Clone, Copy, Debug)]
 struct WireEnd {
     to: PackedTarget,
@@ -64,14 +71,52 @@ struct WireEnd {
 
 impl WireEnd {
     const LOCAL: u16 = u16::MAX;
+    const SPLIT: u16 = u16::MAX - 1;
     fn local(to: PackedTarget) -> Self {
         WireEnd {
             to,
             part: Self::LOCAL,
         }
     }
+    /// Not (always) a target of this partition: counts for the lookahead.
     fn is_remote(&self) -> bool {
         self.part != Self::LOCAL
+    }
+}
+
+/// A switch split by output port, as seen by partitions sending to it: its
+/// routes (the same table its routers use) pick the output port, whose
+/// partition then receives the packet.
+#[derive(Clone, Debug)]
+struct SplitSwitch {
+    /// Per destination endpoint: the partition and local router index that
+    /// every candidate output port leads to, or `None` when ECMP candidates
+    /// sit on different partitions and the flow hash decides.
+    by_dst: Vec<Option<(u16, u32)>>,
+    route: TableRoute,
+    port_part: Vec<u16>,
+    /// Local router index of the switch in each partition (`NO_ROUTER` if none).
+    local: Vec<u32>,
+}
+
+impl SplitSwitch {
+    fn new(next_hops: &[Vec<PortId>], port_part: &[u16], local: &[u32]) -> Self {
+        let by_dst = next_hops
+            .iter()
+            .map(|ports| {
+                let part = port_part[*ports.first()? as usize];
+                ports
+                    .iter()
+                    .all(|&p| port_part[p as usize] == part)
+                    .then_some((part, local[part as usize]))
+            })
+            .collect();
+        SplitSwitch {
+            by_dst,
+            route: TableRoute::new(next_hops),
+            port_part: port_part.to_vec(),
+            local: local.to_vec(),
+        }
     }
 }
 
@@ -108,6 +153,46 @@ impl Wire {
     }
 }
 
+/// Packets leaving the partition: a batch per other partition, and the
+/// routes of split switches that decide which partition a packet goes to.
+pub struct Outbox {
+    /// Transfers towards each partition, published once per batch.
+    pub boxes: Vec<Vec<Transfer>>,
+    splits: Vec<SplitSwitch>,
+    me: u16,
+}
+
+impl Outbox {
+    /// Target and partition of a packet sent into a split switch: routed
+    /// there now, to find the partition of its output port (the router there
+    /// routes it again, identically).
+    // Out of line: inlined into every send, it costs the local sends more
+    // than the call costs here.
+    #[inline(never)]
+    fn entry_of_split(&mut self, to: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+        let s = &mut self.splits[(to.0 >> 16) as usize];
+        let in_port = to.0 as PortId;
+        let (part, idx) = match s.by_dst[pkt.dst as usize] {
+            Some(hop) => hop,
+            None => {
+                let out = s.route.route(pkt, in_port);
+                let part = s.port_part[out as usize];
+                (part, s.local[part as usize])
+            }
+        };
+        debug_assert_ne!(idx, NO_ROUTER);
+        let to = PackedTarget::pack(Target::Switch { idx, port: in_port });
+        (
+            to,
+            if part == self.me {
+                WireEnd::LOCAL
+            } else {
+                part
+            },
+        )
+    }
+}
+
 /// A packet due at a local target.
 #[derive(Clone, Copy, Debug)]
 struct Delivery {
@@ -131,49 +216,166 @@ impl PackedTarget {
     }
 }
 
-/// Which partition owns each switch and endpoint.
+/// Marks a partition that holds no router of a switch.
+pub const NO_ROUTER: u32 = u32::MAX;
+
+/// Which partition emulates each switch port and each endpoint.
+///
+/// Switches of one group (rack, pod) share a partition and endpoints follow
+/// their switch. An output-queued switch's output ports are independent (every
+/// scheme keeps its state per output port), so a switch without endpoints
+/// whose neighbours live on several partitions is *split* by output port: the
+/// port towards a neighbour is emulated by the neighbour's partition, each
+/// such partition holding a router for the switch that only ever uses its own
+/// ports. A packet sent towards a split switch is routed at the sender (the
+/// switch's routes are a function of the packet) and goes straight to the
+/// partition of the port it will leave by, with the link's latency as before.
+/// With 2 racks + aggregation on 2 workers this makes the partition
+/// symmetric: each worker runs its ToR, its hosts and the aggregation ports
+/// towards its rack.
 #[derive(Clone, Debug)]
 pub struct Placement {
-    pub switch_part: Vec<u16>,
-    pub switch_local: Vec<u32>,
+    /// Per switch, per output port: the partition that emulates the port.
+    pub port_part: Vec<Vec<u16>>,
+    /// Per switch, per partition: the switch's local router index there, or
+    /// `NO_ROUTER`. A switch that is not split has one router, on its group's
+    /// partition.
+    pub switch_local: Vec<Vec<u32>>,
+    /// Switches split across partitions by output port.
+    pub split: Vec<bool>,
     pub endpoint_part: Vec<u16>,
     pub endpoint_local: Vec<u32>,
     pub parts: usize,
 }
 
 impl Placement {
-    /// Switches of one group (rack, pod) share a partition; endpoints follow their switch.
+    /// Switches of one group share a partition; endpoints follow their switch;
+    /// switches without endpoints that join several partitions are split by
+    /// output port (see the type's comment).
     pub fn by_group(topo: &Topology, threads: usize) -> Placement {
         let mut groups: Vec<u32> = topo.switches.iter().map(|s| s.group).collect();
         groups.sort();
         groups.dedup();
         let parts = threads.clamp(1, groups.len().max(1));
+        let home: Vec<u16> = topo
+            .switches
+            .iter()
+            .map(|s| (groups.binary_search(&s.group).unwrap_or(0) % parts) as u16)
+            .collect();
+        let split = if parts > 1 {
+            Self::switches_to_split(topo, &home)
+        } else {
+            vec![false; topo.switches.len()]
+        };
+        let port_part: Vec<Vec<u16>> = topo
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(sid, sw)| {
+                sw.ports
+                    .iter()
+                    .map(|p| match (split[sid], p.peer) {
+                        // Neighbours of a split switch are never split themselves.
+                        (true, Peer::Switch { switch, .. }) => home[switch as usize],
+                        _ => home[sid],
+                    })
+                    .collect()
+            })
+            .collect();
         let mut counts = vec![0u32; parts];
-        let mut switch_part = Vec::new();
-        let mut switch_local = Vec::new();
-        for s in &topo.switches {
-            let gi = groups.binary_search(&s.group).unwrap_or(0);
-            let p = gi % parts;
-            switch_part.push(p as u16);
-            switch_local.push(counts[p]);
-            counts[p] += 1;
+        let mut switch_local = Vec::with_capacity(topo.switches.len());
+        for (sid, ports) in port_part.iter().enumerate() {
+            let mut local = vec![NO_ROUTER; parts];
+            for (p, slot) in local.iter_mut().enumerate() {
+                let holds = if split[sid] {
+                    ports.iter().any(|&q| q as usize == p)
+                } else {
+                    home[sid] as usize == p
+                };
+                if holds {
+                    *slot = counts[p];
+                    counts[p] += 1;
+                }
+            }
+            switch_local.push(local);
         }
         let mut ecounts = vec![0u32; parts];
         let mut endpoint_part = Vec::new();
         let mut endpoint_local = Vec::new();
         for e in &topo.endpoints {
-            let p = switch_part[e.switch as usize] as usize;
+            let p = home[e.switch as usize] as usize;
             endpoint_part.push(p as u16);
             endpoint_local.push(ecounts[p]);
             ecounts[p] += 1;
         }
         Placement {
-            switch_part,
+            port_part,
             switch_local,
+            split,
             endpoint_part,
             endpoint_local,
             parts,
         }
+    }
+
+    /// Split switches without endpoints whose neighbours sit on more than one
+    /// partition, farthest from the endpoints first (the aggregation switch of
+    /// racks, the cores of a fat tree), never two neighbours: a split switch's
+    /// ports are placed by its neighbours, which must therefore be whole.
+    fn switches_to_split(topo: &Topology, home: &[u16]) -> Vec<bool> {
+        let n = topo.switches.len();
+        let has_endpoint: Vec<bool> = topo
+            .switches
+            .iter()
+            .map(|s| s.ports.iter().any(|p| matches!(p.peer, Peer::Endpoint(_))))
+            .collect();
+        // Hops from the nearest switch with endpoints (breadth first).
+        let mut dist = vec![u32::MAX; n];
+        let mut frontier: Vec<usize> = (0..n).filter(|&s| has_endpoint[s]).collect();
+        for &s in &frontier {
+            dist[s] = 0;
+        }
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for s in frontier {
+                for p in &topo.switches[s].ports {
+                    if let Peer::Switch { switch, .. } = p.peer
+                        && dist[switch as usize] == u32::MAX
+                    {
+                        dist[switch as usize] = dist[s] + 1;
+                        next.push(switch as usize);
+                    }
+                }
+            }
+            frontier = next;
+        }
+        let mut order: Vec<usize> = (0..n).filter(|&s| !has_endpoint[s]).collect();
+        order.sort_by_key(|&s| (std::cmp::Reverse(dist[s]), s));
+        let mut split = vec![false; n];
+        for s in order {
+            let peers: Vec<usize> = topo.switches[s]
+                .ports
+                .iter()
+                .filter_map(|p| match p.peer {
+                    Peer::Switch { switch, .. } => Some(switch as usize),
+                    Peer::Endpoint(_) => None,
+                })
+                .collect();
+            let spans = peers.iter().any(|&q| home[q] != home[peers[0]]);
+            if spans && peers.iter().all(|&q| !split[q]) {
+                split[s] = true;
+            }
+        }
+        split
+    }
+
+    /// The partition of an endpoint-facing or unsplit switch's router.
+    fn owner(&self, switch: u32) -> u16 {
+        debug_assert!(!self.split[switch as usize]);
+        self.switch_local[switch as usize]
+            .iter()
+            .position(|&l| l != NO_ROUTER)
+            .expect("an unsplit switch has a router") as u16
     }
 }
 
@@ -222,20 +424,27 @@ pub struct PartitionStats {
 
 pub struct Partition<R> {
     pub index: usize,
-    nparts: usize,
     pub now: Slot,
     shared: Arc<Shared>,
     pub routers: Vec<R>,
     /// Global id of each local router.
     pub router_ids: Vec<u32>,
+    /// Per local router, the ports this partition emulates (all of them
+    /// unless the switch is split).
+    owned_ports: Vec<Vec<bool>>,
     wires: Vec<Vec<Wire>>,
     pub endpoints: Vec<EndpointState>,
     ep_wires: Vec<Wire>,
     /// Endpoints that may have something to send.
     ep_ready: Vec<u64>,
+    /// Indexed by the global endpoint id that sends first in a slot
+    /// (slot modulo endpoints): the first local endpoint to send.
+    ep_rotation: Vec<u32>,
     poisson_next: f64,
     /// Open-loop streams by the slot of their next arrival (modulo the wheel).
     stream_wheel: Vec<Vec<u32>>,
+    /// Streams that draw each slot's arrival count at once (not on the wheel).
+    per_slot_streams: Vec<PerSlotStream>,
     /// Emptied wheel bucket kept for reuse, so turning the wheel never allocates.
     wheel_spare: Vec<u32>,
     /// Per stream, the slot of its next arrival (ceil of `next`), kept as an
@@ -248,7 +457,7 @@ pub struct Partition<R> {
     far: BinaryHeap<Reverse<(Slot, u64)>>,
     far_items: HashMap<u64, Delivery>,
     far_seq: u64,
-    pub outbox: Vec<Vec<Transfer>>,
+    pub outbox: Outbox,
     scheduled: Vec<FlowArrival>,
     next_scheduled: usize,
     sequential: Vec<std::collections::VecDeque<FlowArrival>>,
@@ -261,6 +470,21 @@ pub struct Partition<R> {
     /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
     pub lookahead: u64,
     pub stats: PartitionStats,
+}
+
+/// The slot nearest to `now` whose low 32 bits are `low`.
+#[inline]
+fn full_slot(now: Slot, low: u32) -> Slot {
+    now.wrapping_add(low.wrapping_sub(now as u32) as i32 as i64 as u64)
+}
+
+/// An open-loop Poisson stream fast enough to have arrivals in most slots.
+#[derive(Debug)]
+struct PerSlotStream {
+    stream: u32,
+    src_local: u32,
+    /// See `poisson_count_thresholds`.
+    counts: Arc<[u64]>,
 }
 
 /// First slot at or after time `x` (in slots, >= 0): ceil without a libm call.
@@ -292,6 +516,19 @@ impl<R: Router> Partition<R> {
         let nparts = pl.parts;
         let tables = topo.next_hops();
         let base = shared.base_rate;
+        // Split switches, numbered in switch order: senders route into them.
+        let mut split_index = vec![u32::MAX; topo.switches.len()];
+        let mut splits = Vec::new();
+        for (sid, &is_split) in pl.split.iter().enumerate() {
+            if is_split {
+                split_index[sid] = splits.len() as u32;
+                splits.push(SplitSwitch::new(
+                    &tables[sid],
+                    &pl.port_part[sid],
+                    &pl.switch_local[sid],
+                ));
+            }
+        }
         let end_for = |peer: Peer| -> WireEnd {
             let (part, local) = match peer {
                 Peer::Endpoint(e) => (
@@ -300,13 +537,17 @@ impl<R: Router> Partition<R> {
                         idx: pl.endpoint_local[e as usize],
                     },
                 ),
-                Peer::Switch { switch, port } => (
-                    pl.switch_part[switch as usize],
-                    Target::Switch {
-                        idx: pl.switch_local[switch as usize],
-                        port,
-                    },
-                ),
+                Peer::Switch { switch, port } if pl.split[switch as usize] => {
+                    return WireEnd {
+                        to: PackedTarget((split_index[switch as usize] << 16) | port as u32),
+                        part: WireEnd::SPLIT,
+                    };
+                }
+                Peer::Switch { switch, port } => {
+                    let part = pl.owner(switch);
+                    let idx = pl.switch_local[switch as usize][part as usize];
+                    (part, Target::Switch { idx, port })
+                }
             };
             let to = PackedTarget::pack(local);
             if part as usize == index {
@@ -318,11 +559,16 @@ impl<R: Router> Partition<R> {
         let mut routers = Vec::new();
         let mut router_ids = Vec::new();
         let mut wires: Vec<Vec<Wire>> = Vec::new();
+        let mut owned_ports: Vec<Vec<bool>> = Vec::new();
         let mut max_delay = shared.transport.ack_delay_slots as u64;
+        // Smallest delay of anything that crosses partitions: how far workers
+        // may run apart without a packet arriving after its due slot.
+        let mut lookahead = u64::MAX;
         for (sid, sw) in topo.switches.iter().enumerate() {
-            if pl.switch_part[sid] as usize != index {
+            if pl.switch_local[sid][index] == NO_ROUTER {
                 continue;
             }
+            debug_assert_eq!(pl.switch_local[sid][index] as usize, routers.len());
             let ports = RouterPorts {
                 buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
             };
@@ -331,20 +577,34 @@ impl<R: Router> Partition<R> {
             assert_eq!(router.port_count(), sw.ports.len(), "router port count");
             routers.push(router);
             router_ids.push(sid as u32);
+            // A split switch's router here only ever queues packets for the
+            // ports this partition owns; the others' wires stay idle.
+            let owned: Vec<bool> = pl.port_part[sid]
+                .iter()
+                .map(|&p| p as usize == index)
+                .collect();
             wires.push(
                 sw.ports
                     .iter()
-                    .map(|p| {
-                        max_delay = max_delay.max(p.link.latency_slots as u64);
-                        Wire::new(
+                    .zip(&owned)
+                    .map(|(p, &own)| {
+                        let w = Wire::new(
                             end_for(p.peer),
                             p.link.latency_slots,
                             rate_mbps(p.link.gbps),
                             base,
-                        )
+                        );
+                        if own {
+                            max_delay = max_delay.max(p.link.latency_slots as u64);
+                            if w.to.is_remote() {
+                                lookahead = lookahead.min(p.link.latency_slots as u64);
+                            }
+                        }
+                        w
                     })
                     .collect(),
             );
+            owned_ports.push(owned);
         }
         let mut endpoints = Vec::new();
         let mut ep_wires = Vec::new();
@@ -365,10 +625,15 @@ impl<R: Router> Partition<R> {
             max_delay = max_delay.max(ep.link.latency_slots as u64);
         }
         let ep_words = endpoints.len().div_ceil(64);
-        // Smallest delay of anything that crosses partitions: how far workers
-        // may run apart without a packet arriving after its due slot.
-        let mut lookahead = u64::MAX;
-        for w in wires.iter().flatten().chain(ep_wires.iter()) {
+        // Local endpoints are in global id order: the first local endpoint at
+        // or after global id g sends first; past the last one, wrap to 0.
+        let ep_rotation: Vec<u32> = (0..topo.endpoints.len().max(1))
+            .map(|g| {
+                let k = endpoints.partition_point(|e: &EndpointState| (e.id as usize) < g);
+                if k == endpoints.len() { 0 } else { k as u32 }
+            })
+            .collect();
+        for w in &ep_wires {
             if w.to.is_remote() {
                 lookahead = lookahead.min(w.latency as u64);
             }
@@ -386,19 +651,30 @@ impl<R: Router> Partition<R> {
                 sequential.push(flows.iter().cloned().collect());
             }
         }
-        let mut streams: Vec<OpenLoopStream> = plan
+        // Stream ids are their index in the plan: the same whatever the
+        // placement, so flow hashes (ECMP, DRR) agree between thread counts.
+        let streams: Vec<OpenLoopStream> = plan
             .open_loop
             .iter()
-            .filter(|s| local(s.src))
-            .cloned()
+            .enumerate()
+            .filter(|(_, s)| local(s.src))
+            .map(|(g, s)| OpenLoopStream {
+                flow: STREAM_FLOW_BIT | g as u32,
+                ..s.clone()
+            })
             .collect();
-        for (k, s) in streams.iter_mut().enumerate() {
-            s.flow = STREAM_FLOW_BIT | (k * nparts + index) as u32;
-        }
         let mut stream_wheel: Vec<Vec<u32>> = vec![Vec::new(); (STREAM_WHEEL_MASK + 1) as usize];
         let stream_due: Vec<Slot> = streams.iter().map(|s| slot_at_or_after(s.next)).collect();
-        for (k, &due) in stream_due.iter().enumerate() {
-            stream_wheel[(due & STREAM_WHEEL_MASK) as usize].push(k as u32);
+        let mut per_slot_streams = Vec::new();
+        for (k, (&due, s)) in stream_due.iter().zip(&streams).enumerate() {
+            match &s.per_slot {
+                Some(counts) => per_slot_streams.push(PerSlotStream {
+                    stream: k as u32,
+                    src_local: pl.endpoint_local[s.src as usize],
+                    counts: counts.clone(),
+                }),
+                None => stream_wheel[(due & STREAM_WHEEL_MASK) as usize].push(k as u32),
+            }
         }
         let stream_src_local = streams
             .iter()
@@ -407,22 +683,25 @@ impl<R: Router> Partition<R> {
         let stats = PartitionStats {
             occupancy_sum: wires.iter().map(|w| vec![0; w.len()]).collect(),
             occupancy_max: wires.iter().map(|w| vec![0; w.len()]).collect(),
+            stream_delivered: vec![0; plan.open_loop.len()],
             ..Default::default()
         };
         Partition {
             index,
-            nparts,
             now: 0,
             srpt: shared.transport.kind == TransportKind::Pfabric,
             routers,
             router_ids,
+            owned_ports,
             wires,
             endpoints,
             ep_ready: vec![0; ep_words],
+            ep_rotation,
             ep_wires,
             poisson_next: 0.0,
             stream_wheel,
             wheel_spare: Vec::new(),
+            per_slot_streams,
             stream_due,
             flows: Vec::new(),
             recv: HashMap::new(),
@@ -431,7 +710,11 @@ impl<R: Router> Partition<R> {
             far: BinaryHeap::new(),
             far_items: HashMap::new(),
             far_seq: 0,
-            outbox: (0..nparts).map(|_| Vec::new()).collect(),
+            outbox: Outbox {
+                boxes: (0..nparts).map(|_| Vec::new()).collect(),
+                splits,
+                me: index as u16,
+            },
             scheduled: plan
                 .scheduled
                 .iter()
@@ -484,7 +767,12 @@ impl<R: Router> Partition<R> {
         for d in bucket.drain(..) {
             let to = d.to.0;
             if to & PackedTarget::ENDPOINT == 0 {
-                self.routers[(to >> 16) as usize].receive(d.pkt, to as PortId, t);
+                let r = (to >> 16) as usize;
+                debug_assert!(r < self.routers.len());
+                // SAFETY: targets are only made from the placement's local
+                // router indices (in `new`, `entry_of_split`), and a partition
+                // holds a router for each local index of its own.
+                unsafe { self.routers.get_unchecked_mut(r) }.receive(d.pkt, to as PortId, t);
             } else {
                 self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, d.pkt, t);
             }
@@ -495,10 +783,12 @@ impl<R: Router> Partition<R> {
     #[inline(never)]
     fn endpoints_transmit(&mut self, t: Slot) {
         // Rotate which endpoint goes first, so that no source always wins the
-        // last free buffer slot at a shared port.
+        // last free buffer slot at a shared port. The rotation runs over all
+        // endpoints of the network, so every partition sends in the order a
+        // single partition would.
         let n = self.endpoints.len();
         if n > 0 {
-            let first = (t % n as u64) as usize;
+            let first = self.ep_rotation[(t % self.ep_rotation.len() as u64) as usize] as usize;
             for (lo, hi) in [(first, n), (0, first)] {
                 for wi in lo >> 6..hi.div_ceil(64) {
                     // Only the bits of this word that fall in [lo, hi).
@@ -517,23 +807,31 @@ impl<R: Router> Partition<R> {
         }
     }
 
-    #[inline]
+    // Always inlined: the common case is one compare and a push.
+    #[inline(always)]
     fn send(
         calendar: &mut [Vec<Delivery>],
         mask: u64,
-        outbox: &mut [Vec<Transfer>],
+        outbox: &mut Outbox,
         end: WireEnd,
         arrive: Slot,
         pkt: Packet,
     ) {
-        let to = end.to;
-        if !end.is_remote() {
+        let (mut to, mut part) = (end.to, end.part);
+        if part == WireEnd::SPLIT {
+            (to, part) = outbox.entry_of_split(to, &pkt);
+        }
+        if part == WireEnd::LOCAL {
             debug_assert!(calendar.len() == mask as usize + 1);
             // SAFETY: the calendar has mask + 1 buckets (a power of two).
             unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
                 .push(Delivery { to, pkt })
         } else {
-            outbox[end.part as usize].push(Transfer { arrive, to, pkt })
+            outbox.boxes[part as usize].push(Transfer {
+                arrive: arrive as u32,
+                to,
+                pkt,
+            })
         }
     }
 
@@ -687,11 +985,8 @@ impl<R: Router> Partition<R> {
         if pkt.flags & (ACK | OPEN_LOOP) == OPEN_LOOP {
             self.endpoints[idx].delivered += 1;
             self.stats.delivered += 1;
-            let k = (pkt.flow & !STREAM_FLOW_BIT) as usize;
-            if k >= self.stats.stream_delivered.len() {
-                self.stats.stream_delivered.resize(k + 1, 0);
-            }
-            self.stats.stream_delivered[k] += 1;
+            // Sized for every stream of the plan in `new`.
+            self.stats.stream_delivered[(pkt.flow & !STREAM_FLOW_BIT) as usize] += 1;
             return;
         }
         self.transport_receive(idx, pkt, t);
@@ -744,9 +1039,11 @@ impl<R: Router> Partition<R> {
     }
 
     fn sender_ack(&mut self, ack: Packet, t: Slot) {
-        let fi = ack.flow as usize / self.nparts;
+        // Flow ids are (flows the source opened before) * endpoints + source.
+        let n = self.shared.endpoints;
+        let li = self.shared.placement.endpoint_local[ack.flow as usize % n] as usize;
+        let fi = self.endpoints[li].opened[ack.flow as usize / n] as usize;
         let f = &mut self.flows[fi];
-        let li = self.shared.placement.endpoint_local[f.src as usize] as usize;
         Self::mark_ready(&mut self.ep_ready, li);
         if f.on_ack(ack.seq, ack.has(ECE), t, &self.shared.transport) == AckOutcome::Completed {
             let ep = &mut self.endpoints[li];
@@ -764,8 +1061,18 @@ impl<R: Router> Partition<R> {
     }
 
     fn open_flow(&mut self, a: &FlowArrival, t: Slot) {
-        let id = (self.flows.len() * self.nparts + self.index) as u32;
-        debug_assert!(id < STREAM_FLOW_BIT);
+        let li = self.shared.placement.endpoint_local[a.src as usize] as usize;
+        // Numbered per source, so that a flow has the same id (and hence the
+        // same ECMP path and DRR queue) whatever the placement.
+        let nth = self.endpoints[li].opened.len() as u64;
+        let id = nth * self.shared.endpoints as u64 + a.src as u64;
+        assert!(
+            id < STREAM_FLOW_BIT as u64,
+            "flow id space exhausted: endpoint {} opened {nth} flows",
+            a.src
+        );
+        self.endpoints[li].opened.push(self.flows.len() as u32);
+        let id = id as u32;
         self.flows.push(FlowSender::new(
             id,
             a.src,
@@ -776,7 +1083,6 @@ impl<R: Router> Partition<R> {
             &self.shared.transport,
         ));
         self.from_sequential.push(false);
-        let li = self.shared.placement.endpoint_local[a.src as usize] as usize;
         self.endpoints[li]
             .active
             .push((self.flows.len() - 1) as u32);
@@ -831,6 +1137,11 @@ impl<R: Router> Partition<R> {
 
     #[inline(never)]
     fn generate_open_loop(&mut self, t: Slot) {
+        // A Poisson process from slot 0 has its first arrivals in slot 1
+        // (the gaps below are counted the same way: arrivals in (t - 1, t]).
+        if t > 0 && !self.per_slot_streams.is_empty() {
+            self.generate_per_slot(t);
+        }
         let b = (t & STREAM_WHEEL_MASK) as usize;
         if self.stream_wheel[b].is_empty() {
             return;
@@ -885,6 +1196,57 @@ impl<R: Router> Partition<R> {
         self.wheel_spare = due;
     }
 
+    /// One slot of the per-slot Poisson streams: one 64-bit draw gives the
+    /// arrival count (high half) and the first packet's destination (low half).
+    fn generate_per_slot(&mut self, t: Slot) {
+        let n = self.shared.endpoints;
+        for ps in &self.per_slot_streams {
+            let s = &mut self.streams[ps.stream as usize];
+            let u = s.rng.next_u64();
+            let hi = u >> 32;
+            let mut count = 0;
+            // The last threshold is 2^32, above any 32-bit value: the scan stops.
+            while hi >= ps.counts[count] {
+                count += 1;
+            }
+            if count == 0 {
+                continue;
+            }
+            let li = ps.src_local as usize;
+            let ep = &mut self.endpoints[li];
+            let mut bits = u as u32;
+            for i in 0..count {
+                if i > 0 {
+                    bits = s.rng.next_u32();
+                }
+                if ep.nic.len() >= ep.nic_capacity {
+                    s.nic_dropped += 1;
+                    self.stats.nic_drops += 1;
+                    continue;
+                }
+                let dst = match s.dst {
+                    Some(d) => d,
+                    None => other_endpoint_from(bits, n, s.src),
+                };
+                s.sent += 1;
+                ep.nic.push_back(Packet {
+                    flow: s.flow,
+                    seq: s.seq,
+                    prio: s.class,
+                    stamp: t as u32,
+                    src: s.src,
+                    dst,
+                    tag: 0,
+                    flags: OPEN_LOOP,
+                    hops: 0,
+                    data: [0; 8],
+                });
+                s.seq = s.seq.wrapping_add(1);
+            }
+            Self::mark_ready(&mut self.ep_ready, li);
+        }
+    }
+
     fn check_timers(&mut self, t: Slot) {
         for (i, ep) in self.endpoints.iter().enumerate() {
             for &fi in &ep.active {
@@ -899,6 +1261,9 @@ impl<R: Router> Partition<R> {
         self.stats.samples += 1;
         for (r, router) in self.routers.iter().enumerate() {
             for p in 0..router.port_count() {
+                if !self.owned_ports[r][p] {
+                    continue;
+                }
                 let occ = router.occupancy(p as PortId);
                 self.stats.occupancy_sum[r][p] += occ as u64;
                 let m = &mut self.stats.occupancy_max[r][p];
@@ -927,7 +1292,7 @@ impl<R: Router> Partition<R> {
         let (now, mask) = (self.now, self.mask);
         debug_assert!(self.calendar.len() == mask as usize + 1);
         for tr in batch {
-            let mut arrive = tr.arrive;
+            let mut arrive = full_slot(now, tr.arrive);
             if arrive < now {
                 self.stats.late_transfers += 1;
                 self.stats.late_slots += now - arrive;
@@ -960,8 +1325,274 @@ impl<R: Router> Partition<R> {
         }
     }
 
+    /// Slots ahead of now that the calendar holds.
+    pub fn calendar_slots(&self) -> u64 {
+        self.mask + 1
+    }
+
+    /// Make the calendar cover deliveries up to `slots` past now (at most
+    /// `MAX_CALENDAR_SLOTS`), before the first slot. A worker may run
+    /// `lookahead + skew` slots behind a peer, and the peer's packets then
+    /// arrive that much further ahead than its own links reach; in the
+    /// calendar they cost a push, in the far queue a heap and a map insert.
+    pub fn cover_ahead(&mut self, slots: u64) {
+        let horizon = (slots.min(MAX_CALENDAR_SLOTS - 1) + 1).next_power_of_two();
+        if horizon <= self.calendar.len() as u64 {
+            return;
+        }
+        assert!(
+            self.now == 0 && self.calendar.iter().all(Vec::is_empty) && self.far.is_empty(),
+            "the calendar is resized before anything is scheduled"
+        );
+        self.calendar = (0..horizon).map(|_| Vec::new()).collect();
+        self.mask = horizon - 1;
+    }
+
     /// Occupancy of a local router's port right now.
     pub fn occupancy(&self, router: usize, port: PortId) -> u32 {
         self.routers[router].occupancy(port)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::experiment::run_config;
+    use crate::fabric::topology::LinkParams;
+
+    const LINK: LinkParams = LinkParams {
+        gbps: 10.0,
+        buffer_pkts: 64,
+        latency_slots: 1,
+    };
+
+    #[test]
+    fn transfers_carry_the_due_slot_in_32_bits() {
+        assert_eq!(std::mem::size_of::<Transfer>(), 40);
+        for now in [0u64, 5, (1 << 32) - 3, 1 << 32, (7 << 32) + 12345] {
+            for delta in [-70i64, -1, 0, 1, 4, 65, 1 << 20] {
+                let slot = (now as i64 + delta).max(0) as u64;
+                assert_eq!(full_slot(now, slot as u32), slot, "now {now}, slot {slot}");
+            }
+        }
+    }
+
+    #[test]
+    fn aggregation_switch_of_two_racks_is_split_by_rack() {
+        let topo = Topology::racks(2, 4, LINK, LINK).unwrap();
+        let agg = 2;
+        let one = Placement::by_group(&topo, 1);
+        assert!(
+            one.split.iter().all(|&s| !s),
+            "one partition splits nothing"
+        );
+        assert_eq!(one.switch_local[agg], vec![2]);
+
+        let two = Placement::by_group(&topo, 2);
+        assert_eq!(two.split, vec![false, false, true]);
+        // agg port r faces tor r: emulated by rack r's partition.
+        assert_eq!(two.port_part[agg], vec![0, 1]);
+        assert_eq!(two.port_part[0], vec![0; 5]);
+        assert_eq!(two.port_part[1], vec![1; 5]);
+        // Each partition: its ToR, then its router of the aggregation switch.
+        assert_eq!(two.switch_local[0], vec![0, NO_ROUTER]);
+        assert_eq!(two.switch_local[1], vec![NO_ROUTER, 0]);
+        assert_eq!(two.switch_local[agg], vec![1, 1]);
+        assert_eq!(two.endpoint_part, vec![0, 0, 0, 0, 1, 1, 1, 1]);
+    }
+
+    #[test]
+    fn fat_tree_splits_the_cores_by_pod() {
+        let topo = Topology::fat_tree(4, LINK).unwrap();
+        let pl = Placement::by_group(&topo, 2);
+        for (sid, sw) in topo.switches.iter().enumerate() {
+            let is_core = sw.name.starts_with("core");
+            assert_eq!(pl.split[sid], is_core, "{}", sw.name);
+            for (p, port) in sw.ports.iter().enumerate() {
+                let Peer::Switch { switch, .. } = port.peer else {
+                    assert_eq!(pl.port_part[sid][p], pl.owner(sid as u32));
+                    continue;
+                };
+                if is_core {
+                    // Pods alternate between the two partitions.
+                    let pod = topo.switches[switch as usize].group;
+                    assert_eq!(pl.port_part[sid][p] as u32, pod % 2, "{}", sw.name);
+                } else {
+                    assert!(!pl.split[sid]);
+                }
+            }
+        }
+        // Three workers, k = 4: four pods on three partitions; still every
+        // port has exactly one partition and that partition has a router.
+        let pl = Placement::by_group(&topo, 3);
+        for (sid, ports) in pl.port_part.iter().enumerate() {
+            for &p in ports {
+                assert_ne!(pl.switch_local[sid][p as usize], NO_ROUTER);
+            }
+        }
+    }
+
+    fn two_racks(scheme: &str, threads: usize, workload: &str) -> crate::output::Report {
+        let text = format!(
+            r#"
+            [emulation]
+            duration_us = 6000
+            threads = {threads}
+            pin_threads = false
+            [topology]
+            kind = "rack"
+            racks = 2
+            hosts_per_rack = 8
+            host_link = {{ gbps = 10, buffer_pkts = 12, latency_slots = 1 }}
+            uplink = {{ gbps = 40, buffer_pkts = 24, latency_slots = 3 }}
+            [scheme]
+            {scheme}
+            {workload}
+            "#
+        );
+        let cfg: Config = toml::from_str(&text).expect("test config");
+        run_config(&cfg).expect("valid test config")
+    }
+
+    /// A fat tree on 2 workers (cores split by pod) emulates the 1-worker
+    /// network: flows keep their ids (and so their ECMP paths), every port is
+    /// reported once, nothing is late and every flow completes. (Ports fed
+    /// from both workers, the cores', may order same-slot arrivals
+    /// differently, so TCP's dynamics need not match packet for packet.)
+    #[test]
+    fn fat_tree_on_two_workers_matches_one() {
+        let run = |threads: usize| {
+            let text = format!(
+                r#"
+                [emulation]
+                duration_us = 20000
+                threads = {threads}
+                pin_threads = false
+                [topology]
+                kind = "fat_tree"
+                k = 4
+                link = {{ gbps = 10, buffer_pkts = 32, latency_slots = 2 }}
+                [[workload]]
+                kind = "random"
+                flow_bytes = 730000
+                [[workload]]
+                kind = "stride"
+                k = 5
+                flow_bytes = 730000
+                "#
+            );
+            let cfg: Config = toml::from_str(&text).expect("test config");
+            run_config(&cfg).expect("valid test config")
+        };
+        let (one, two) = (run(1), run(2));
+        assert_eq!(two.summary.threads, 2);
+        assert_eq!(two.summary.late_transfers, 0);
+        // 20 switches with 4 ports each, every one reported once.
+        assert_eq!(two.ports.len(), 80);
+        assert!(
+            two.ports
+                .iter()
+                .any(|p| p.switch.starts_with("core") && p.transmitted > 0)
+        );
+        let ids = |r: &crate::output::Report| {
+            let mut v: Vec<(u32, u16, u16)> =
+                r.flows.iter().map(|f| (f.id, f.src, f.dst)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(ids(&one), ids(&two), "same flows, same ids");
+        assert_eq!(one.summary.flows_completed, 32);
+        assert_eq!(two.summary.flows_completed, 32);
+        assert_eq!(one.summary.delivered_packets, two.summary.delivered_packets);
+        let share =
+            two.summary.workers[0].router_packets as f64 / two.summary.router_packets as f64;
+        assert!((0.3..0.7).contains(&share), "worker 0 share {share}");
+    }
+
+    /// With exact synchronisation and a split aggregation switch, 2 workers
+    /// emulate exactly what 1 does: every port's counters agree.
+    #[test]
+    fn split_switch_runs_are_exact() {
+        let open_loop = r#"
+            [[workload]]
+            kind = "open_loop"
+            sources = [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]
+            destination = "random"
+            rate = 0.9
+        "#;
+        let flows = r#"
+            [[workload]]
+            kind = "poisson"
+            load = 0.7
+            sizes = "web_search"
+        "#;
+        for (scheme, workload) in [
+            (r#"kind = "droptail""#, open_loop),
+            (
+                r#"kind = "red"
+                min_th = 2.0
+                max_th = 10.0
+                max_p = 0.3
+                weight = 0.2"#,
+                open_loop,
+            ),
+            (r#"kind = "drr""#, open_loop),
+            (r#"kind = "pfabric""#, open_loop),
+            (r#"kind = "droptail""#, flows),
+            (
+                r#"kind = "dctcp"
+                k = 4"#,
+                flows,
+            ),
+        ] {
+            let one = two_racks(scheme, 1, workload);
+            let two = two_racks(scheme, 2, workload);
+            assert_eq!(two.summary.threads, 2);
+            assert_eq!(two.summary.late_transfers, 0);
+            assert!(one.summary.drops > 0, "{scheme}: the test must see drops");
+            assert_eq!(
+                one.ports.len(),
+                two.ports.len(),
+                "{scheme}: one report per port"
+            );
+            for (a, b) in one.ports.iter().zip(&two.ports) {
+                assert_eq!(
+                    (
+                        a.switch_id,
+                        a.port,
+                        a.enqueued,
+                        a.transmitted,
+                        a.dropped,
+                        a.marked
+                    ),
+                    (
+                        b.switch_id,
+                        b.port,
+                        b.enqueued,
+                        b.transmitted,
+                        b.dropped,
+                        b.marked
+                    ),
+                    "{scheme}: port {} of {}",
+                    a.port,
+                    a.switch
+                );
+            }
+            assert_eq!(one.summary.router_packets, two.summary.router_packets);
+            assert_eq!(one.summary.delivered_packets, two.summary.delivered_packets);
+            assert_eq!(one.summary.flows_completed, two.summary.flows_completed);
+            // The aggregation switch's work is shared out: under symmetric
+            // traffic each worker emulates about half of the router hops
+            // (without the split, rack 0's worker did about 60 %).
+            if workload == open_loop {
+                let w = &two.summary.workers;
+                let share = w[0].router_packets as f64 / one.summary.router_packets as f64;
+                assert!(
+                    (0.45..0.55).contains(&share),
+                    "{scheme}: worker 0 share {share}"
+                );
+            }
+        }
     }
 }

@@ -175,7 +175,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
             });
         }
     }
-    flows.sort_by_key(|f| f.id);
+    flows.sort_by(|a, b| a.start_us.total_cmp(&b.start_us).then(a.id.cmp(&b.id)));
 
     let mut ports = Vec::new();
     let samples = out
@@ -185,10 +185,16 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         .max()
         .unwrap_or(0)
         .max(1);
-    for p in &out.parts {
+    let pl = &s.shared.placement;
+    for (pi, p) in out.parts.iter().enumerate() {
         for (r, &sid) in p.router_ids.iter().enumerate() {
             let sw = &topo.switches[sid as usize];
             for (port, c) in p.counters[r].iter().enumerate() {
+                // A split switch has a router on several workers; each port is
+                // reported by the worker that emulated it.
+                if pl.port_part[sid as usize][port] as usize != pi {
+                    continue;
+                }
                 let link = &sw.ports[port].link;
                 let capacity_pkts = slots as f64 * link.gbps / e.slot_gbps;
                 ports.push(PortReport {

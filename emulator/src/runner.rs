@@ -10,8 +10,8 @@
 //! synchronisation) late packets are delivered at once and counted.
 //! The calling thread only spawns the workers and blocks joining them.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Mode;
@@ -26,8 +26,12 @@ use crate::scheme::{Router, RouterPorts};
 use crossbeam_utils::CachePadded;
 use rtrb::{Consumer, Producer, RingBuffer};
 
-/// Packets a worker may have in flight towards one other worker.
-const RING_TRANSFERS: usize = 1 << 16;
+/// Packets a worker may have in flight towards one other worker. A worker
+/// runs at most the lookahead (plus loose skew) ahead, so a few thousand
+/// transfers cover the fabrics we emulate; a small ring stays in cache (a
+/// large one is written through at full length, every line a miss). A full
+/// ring is no loss: the sender takes in its own input and retries.
+const RING_TRANSFERS: usize = 1 << 12;
 /// A waiting worker spins this long (peers are normally microseconds away),
 /// then yields its core, then parks until woken.
 const SPIN_WAIT: Duration = Duration::from_micros(50);
@@ -116,7 +120,9 @@ pub struct PartitionReport {
 pub struct WorkerLoad {
     /// Router hops this worker emulated.
     pub router_packets: u64,
-    /// Wall time from start to finish of the worker.
+    /// Wall time of the worker's emulation: from the moment all workers
+    /// had built their partitions to this worker's last slot (setup,
+    /// thread start and the report are not included).
     pub seconds: f64,
     /// Part of `seconds` spent waiting for other workers (progress or ring room).
     pub wait_seconds: f64,
@@ -165,13 +171,16 @@ where
         .map(|_| CachePadded::new(AtomicU64::new(0)))
         .collect();
     let sync = WorkerSync::new(nparts);
-    let start = Instant::now();
+    let run_start = Instant::now();
+    let ready = Barrier::new(nparts);
+    let start = OnceLock::new();
     let crew = Crew {
         progress: &progress,
         sync: &sync,
         stop,
         setup,
-        start,
+        ready: &ready,
+        start: &start,
     };
     let cores = if setup.pin_threads {
         core_affinity::get_core_ids().unwrap_or_default()
@@ -242,7 +251,7 @@ where
     };
     RunOutput {
         parts,
-        wall: start.elapsed(),
+        wall: run_start.elapsed(),
         threads: nparts,
     }
 }
@@ -271,7 +280,7 @@ fn flush<R: Router>(
     ring: &mut Producer<Transfer>,
     rx: &mut [Consumer<Transfer>],
 ) -> Duration {
-    let batch = std::mem::take(&mut part.outbox[j]);
+    let batch = std::mem::take(&mut part.outbox.boxes[j]);
     let mut rest: &[Transfer] = &batch;
     let mut full_since: Option<Instant> = None;
     loop {
@@ -286,7 +295,7 @@ fn flush<R: Router>(
     }
     let mut batch = batch;
     batch.clear();
-    part.outbox[j] = batch;
+    part.outbox.boxes[j] = batch;
     full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
 
@@ -296,7 +305,10 @@ struct Crew<'a> {
     sync: &'a WorkerSync,
     stop: &'a Stop,
     setup: &'a Setup,
-    start: Instant,
+    /// Every worker has built its partition: the emulation starts.
+    ready: &'a Barrier,
+    /// When it started (slot 0 of real-time pacing).
+    start: &'a OnceLock<Instant>,
 }
 
 fn worker<R: Router>(
@@ -310,11 +322,17 @@ fn worker<R: Router>(
         sync,
         stop,
         setup,
+        ready,
         start,
     } = *crew;
     let me = part.index;
     let nparts = progress.len();
     let end = stop.end();
+    // Building a partition (tables, queues, generators) takes different
+    // times on different workers; start together so that no worker counts a
+    // peer's construction as waiting, and time only the emulation.
+    ready.wait();
+    let start = *start.get_or_init(Instant::now);
     let begun = Instant::now();
     let mut wait = Duration::ZERO;
     let (mut batches, mut behind) = (0u64, 0u64);
@@ -332,6 +350,12 @@ fn worker<R: Router>(
     } else {
         setup.batch_slots
     };
+    if nparts > 1 {
+        // A peer runs up to allowance + one batch ahead, and its packets
+        // arrive up to a link latency after that.
+        let reach = part.calendar_slots();
+        part.cover_ahead(allowance.saturating_add(batch_slots).saturating_add(reach));
+    }
     while part.now < end {
         if let Stop::Flag(f, _) = stop
             && f.load(Ordering::Relaxed)
@@ -396,7 +420,7 @@ fn worker<R: Router>(
         }
         for (j, t) in tx.iter_mut().enumerate() {
             let Some(t) = t else { continue };
-            if !part.outbox[j].is_empty() {
+            if !part.outbox.boxes[j].is_empty() {
                 wait += flush(&mut part, j, t, &mut rx);
             }
         }

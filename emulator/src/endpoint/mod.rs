@@ -14,6 +14,9 @@ pub struct EndpointState {
     pub id: EndpointId,
     /// Local indices of flows with data left to send.
     pub active: Vec<u32>,
+    /// Local indices of all flows this endpoint opened, in order: the n-th
+    /// has flow id n * endpoints + id.
+    pub opened: Vec<u32>,
     pub rr: usize,
     /// Open-loop packets waiting for the uplink (bounded; overflow is counted).
     pub nic: PacketQueue,
@@ -28,6 +31,7 @@ impl EndpointState {
         EndpointState {
             id,
             active: Vec::new(),
+            opened: Vec::new(),
             rr: 0,
             // Grows on demand up to `nic_capacity`: a short backlog stays in a few cache lines.
             nic: PacketQueue::with_capacity(nic_capacity.min(16)),

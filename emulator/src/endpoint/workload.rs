@@ -53,6 +53,9 @@ pub struct OpenLoopStream {
     pub seq: u32,
     /// Global flow id, assigned when the stream is placed on a partition.
     pub flow: u32,
+    /// Poisson streams at `PER_SLOT_RATES`: thresholds for a slot's
+    /// arrival count (see `poisson_count_thresholds`).
+    pub per_slot: Option<Arc<[u64]>>,
 }
 
 impl OpenLoopStream {
@@ -90,9 +93,42 @@ pub struct PlanContext {
 /// Random other endpoint.
 #[inline]
 pub fn other_endpoint<R: Rng>(rng: &mut R, n: usize, src: EndpointId) -> EndpointId {
+    other_endpoint_from(rng.next_u32(), n, src)
+}
+
+/// The other endpoint that 32 uniform random bits pick.
+#[inline]
+pub fn other_endpoint_from(bits: u32, n: usize, src: EndpointId) -> EndpointId {
     // Multiply-shift range reduction (bias below n / 2^32).
-    let d = ((rng.next_u32() as u64 * (n as u64 - 1)) >> 32) as EndpointId;
+    let d = ((bits as u64 * (n as u64 - 1)) >> 32) as EndpointId;
     if d >= src { d + 1 } else { d }
+}
+
+/// Poisson streams with rates in this range (packets per slot) draw each
+/// slot's arrival count at once: one draw per slot instead of an exponential
+/// gap per packet. Slower streams keep the gaps (most slots have none);
+/// faster ones would need long tables.
+pub const PER_SLOT_RATES: std::ops::RangeInclusive<f64> = 0.25..=8.0;
+
+/// Thresholds on a 32-bit uniform for the number of Poisson(`rate`)
+/// arrivals in one slot: the count is the first k with u < t[k]; entry k is
+/// P(N <= k) * 2^32, and the last entry is 2^32 (the tail beyond it is below
+/// 2^-32 in all).
+pub fn poisson_count_thresholds(rate: f64) -> Arc<[u64]> {
+    let full = (1u64 << 32) as f64;
+    let mut t = Vec::new();
+    let (mut p, mut cdf) = ((-rate).exp(), 0.0);
+    for k in 1.. {
+        cdf += p;
+        let th = (cdf * full).floor() as u64;
+        if th >= 1 << 32 || (1.0 - cdf) * full < 1.0 {
+            break;
+        }
+        t.push(th);
+        p *= rate / k as f64;
+    }
+    t.push(1 << 32);
+    t.into()
 }
 
 fn us_to_slot(us: f64, slot_ns: f64) -> Slot {
@@ -267,6 +303,9 @@ impl WorkloadPlan {
                             nic_dropped: 0,
                             seq: 0,
                             flow: 0,
+                            per_slot: (*process == ArrivalProcess::Poisson
+                                && PER_SLOT_RATES.contains(rate))
+                            .then(|| poisson_count_thresholds(*rate)),
                         };
                         s.rng = SmallRng::seed_from_u64(r.r#gen());
                         s.next = match process {
@@ -297,6 +336,43 @@ pub fn derangement<R: Rng>(rng: &mut R, n: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::RngCore;
+
+    #[test]
+    fn per_slot_counts_follow_the_poisson_distribution() {
+        for rate in [0.25, 1.0, 3.0, 8.0] {
+            let t = poisson_count_thresholds(rate);
+            assert_eq!(*t.last().unwrap(), 1 << 32);
+            assert!(t.windows(2).all(|w| w[0] <= w[1]));
+            // P(N = k) from the thresholds against the formula.
+            let mut prev = 0u64;
+            let mut p = (-rate).exp();
+            for (k, &th) in t.iter().enumerate().take(t.len() - 1) {
+                let got = (th - prev) as f64 / (1u64 << 32) as f64;
+                assert!(
+                    (got - p).abs() < 1e-9,
+                    "rate {rate}, P(N = {k}): {got} vs {p}"
+                );
+                prev = th;
+                p *= rate / (k + 1) as f64;
+            }
+            // Sampled mean.
+            let mut rng = SmallRng::seed_from_u64(7);
+            let draws = 200_000;
+            let total: usize = (0..draws)
+                .map(|_| {
+                    let u = rng.next_u32() as u64;
+                    t.iter().position(|&th| u < th).unwrap()
+                })
+                .sum();
+            let mean = total as f64 / draws as f64;
+            let sigma = (rate / draws as f64).sqrt();
+            assert!(
+                (mean - rate).abs() < 5.0 * sigma,
+                "rate {rate}: mean {mean}"
+            );
+        }
+    }
 
     fn ctx(n: usize) -> PlanContext {
         PlanContext {

@@ -39,7 +39,9 @@ pub struct RedEnqueue {
     pub params: RedParams,
     /// EWMA of the queue length, per port.
     pub avg: Vec<f64>,
-    rng: SmallRng,
+    /// One generator per port: all RED state is per port, so a switch split
+    /// across workers by output port draws exactly what it draws whole.
+    rng: Vec<SmallRng>,
 }
 
 impl RedEnqueue {
@@ -47,7 +49,9 @@ impl RedEnqueue {
         RedEnqueue {
             params,
             avg: vec![0.0; ports],
-            rng: SmallRng::seed_from_u64(seed),
+            rng: (0..ports as u64)
+                .map(|p| SmallRng::seed_from_u64(seed ^ p.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+                .collect(),
         }
     }
 }
@@ -69,7 +73,7 @@ impl Enqueue for RedEnqueue {
             return Admission::Dropped;
         }
         let p = self.params.probability(*avg);
-        if p > 0.0 && (p >= 1.0 || self.rng.r#gen::<f64>() < p) {
+        if p > 0.0 && (p >= 1.0 || self.rng[port as usize].r#gen::<f64>() < p) {
             if self.params.ecn && pkt.has(ECT) && p < 1.0 {
                 pkt.flags |= CE;
                 pq.push(queue, pkt);

@@ -6,9 +6,20 @@ use crate::packet::{Packet, PortId};
 /// Per-switch forwarding table: destination endpoint -> equal-cost output ports.
 #[derive(Clone, Debug, Default)]
 pub struct TableRoute {
-    /// (offset into `ports`, number of candidates), indexed by destination endpoint.
-    entries: Vec<(u32, u16)>,
+    /// Indexed by destination endpoint.
+    entries: Vec<RouteEntry>,
     ports: Vec<PortId>,
+}
+
+/// The candidates towards one destination; the first is kept in the entry
+/// so that a destination with one next hop costs one lookup.
+#[derive(Clone, Copy, Debug, Default)]
+struct RouteEntry {
+    /// Offset of the candidates in `ports`.
+    off: u32,
+    /// Number of candidates.
+    n: u16,
+    first: PortId,
 }
 
 impl TableRoute {
@@ -17,14 +28,18 @@ impl TableRoute {
         let mut entries = Vec::with_capacity(next_hops.len());
         let mut ports = Vec::new();
         for hops in next_hops {
-            entries.push((ports.len() as u32, hops.len() as u16));
+            entries.push(RouteEntry {
+                off: ports.len() as u32,
+                n: hops.len() as u16,
+                first: hops.first().copied().unwrap_or(0),
+            });
             ports.extend_from_slice(hops);
         }
         TableRoute { entries, ports }
     }
     pub fn candidates(&self, dst: u16) -> &[PortId] {
-        let (off, n) = self.entries[dst as usize];
-        &self.ports[off as usize..off as usize + n as usize]
+        let e = self.entries[dst as usize];
+        &self.ports[e.off as usize..e.off as usize + e.n as usize]
     }
 }
 
@@ -37,12 +52,10 @@ pub fn flow_hash(flow: u32) -> u32 {
 impl Route for TableRoute {
     #[inline]
     fn route(&mut self, pkt: &Packet, _in_port: PortId) -> PortId {
-        let (off, n) = self.entries[pkt.dst as usize];
-        let i = if n == 1 {
-            0
-        } else {
-            flow_hash(pkt.flow) % n as u32
-        };
-        self.ports[(off + i) as usize]
+        let e = self.entries[pkt.dst as usize];
+        if e.n == 1 {
+            return e.first;
+        }
+        self.ports[(e.off + flow_hash(pkt.flow) % e.n as u32) as usize]
     }
 }
