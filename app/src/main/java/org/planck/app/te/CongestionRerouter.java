@@ -218,7 +218,7 @@ public final class CongestionRerouter {
                 continue;
             }
             int slot = bestSlot(f, p);
-            if (slot < 0 || bestWorstAdded > fitLimit(f)) {
+            if (f.elephant && (slot < 0 || bestWorstAdded > fitLimit(f))) {
                 // No path takes it within the threshold: maybe one does once another elephant
                 // steps aside onto a path that has room for it.
                 List<FlowMove> chain = displace(f, p, nowNanos);
@@ -343,6 +343,9 @@ public final class CongestionRerouter {
                 if (depth == 0) {
                     break;
                 }
+                if (!everyOverfullPortHasABlocker(f, alt, chain, nowNanos)) {
+                    continue;
+                }
                 int outMark = out.size();
                 int undoMark = undo.size();
                 int[] from = f.path;
@@ -358,6 +361,27 @@ public final class CongestionRerouter {
         }
         chain.remove(f);
         return false;
+    }
+
+    /** Whether each port of alt that f would overfill holds an elephant that might step aside. */
+    private boolean everyOverfullPortHasABlocker(FabricLoad.PlacedFlow f, int[] alt,
+                                                 Set<FabricLoad.PlacedFlow> chain, long nowNanos) {
+        for (int q : alt) {
+            if (contains(f.path, q) || (load.load(q) + f.demand) / load.capacity(q) <= fitLimit(f)) {
+                continue;
+            }
+            boolean any = false;
+            for (FabricLoad.PlacedFlow g : load.flowsOnId(q)) {
+                if (g != f && g.elephant && g.demand > 0 && !chain.contains(g) && !damped(g, nowNanos)) {
+                    any = true;
+                    break;
+                }
+            }
+            if (!any) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Fits, one at a time, elephants off every port f joined that is over its fit limit. */
