@@ -8,6 +8,7 @@
 //! force from the start of a slot on. ACKs travel out of band
 //! (`ack_delay_slots`) as in the emulator's engine.
 
+use std::collections::BTreeSet;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, SyncSender};
@@ -141,6 +142,10 @@ struct Flow {
     sender: Option<FlowSender>,
     /// Receiver: next in-order packet expected.
     expected: u32,
+    /// Receiver: packets held beyond `expected` (arrived out of order), at most
+    /// [`REASSEMBLY_PACKETS`]; the cumulative ACK jumps over them once the gap fills, as a
+    /// host's TCP keeps out-of-order data instead of dropping it.
+    held: BTreeSet<u32>,
     isn: u32,
     peer_isn: u32,
 }
@@ -154,6 +159,9 @@ struct CacheEntry {
 }
 
 const NO_RULE: u32 = u32::MAX;
+/// Out-of-order packets a receiver holds per flow (about 6 MB at 1,500 bytes): more than any
+/// window the fabric's TCP opens on a 1 or 10 Gb/s path with its buffers.
+const REASSEMBLY_PACKETS: usize = 4096;
 const TIMER_INTERVAL: u64 = 8;
 const FLUSH_INTERVAL: u64 = 8;
 
@@ -196,6 +204,10 @@ pub struct FabricEngine {
     misdelivered: u64,
     /// Data packets that reached their receiver a second time (not acknowledged).
     duplicates: u64,
+    /// Data packets a receiver held because they arrived ahead of a gap.
+    held_out_of_order: u64,
+    /// Out-of-order packets dropped because the receiver already held REASSEMBLY_PACKETS.
+    reassembly_drops: u64,
     mirror_frames: u64,
     mirror_drops: u64,
     sink_errors: u64,
@@ -271,6 +283,8 @@ impl FabricEngine {
             unmatched: 0,
             misdelivered: 0,
             duplicates: 0,
+            held_out_of_order: 0,
+            reassembly_drops: 0,
             mirror_frames: 0,
             mirror_drops: 0,
             sink_errors: 0,
@@ -415,6 +429,7 @@ impl FabricEngine {
                 start_slot,
                 sender: None,
                 expected: 0,
+                held: BTreeSet::new(),
                 isn,
                 peer_isn: isn.rotate_left(13) ^ 0x00ac_0000,
             });
@@ -543,17 +558,25 @@ impl FabricEngine {
             self.misdelivered += 1;
             return;
         }
-        if pkt.seq < f.expected {
-            // A second copy of delivered data (a go-back-N resend that crossed the original's
-            // ACK). It is not acknowledged: its ACK would repeat the last one, and a sender
-            // counting that as a duplicate ACK goes back again, resends more copies, and can
-            // keep itself in spurious fast retransmits for seconds (DSACK-aware senders ignore
-            // such ACKs for the same reason).
+        if pkt.seq < f.expected || f.held.contains(&pkt.seq) {
+            // A second copy of data already received (a go-back-N resend that crossed the
+            // original's ACK, or of data held out of order). It is not acknowledged: its ACK
+            // would repeat the last one, and a sender counting that as a duplicate ACK goes back
+            // again, resends more copies, and can keep itself in spurious fast retransmits for
+            // seconds (DSACK-aware senders ignore such ACKs for the same reason).
             self.duplicates += 1;
             return;
         }
         if pkt.seq == f.expected {
             f.expected += 1;
+            while f.held.remove(&f.expected) {
+                f.expected += 1;
+            }
+        } else if f.held.len() < REASSEMBLY_PACKETS {
+            f.held.insert(pkt.seq);
+            self.held_out_of_order += 1;
+        } else {
+            self.reassembly_drops += 1;
         }
         self.acks.push_back((
             t + self.transport.ack_delay_slots as u64,
@@ -759,7 +782,8 @@ impl FabricEngine {
             "timeslots": self.now, "unmatched": self.unmatched,
             "mirrorFrames": self.mirror_frames, "mirrorDrops": self.mirror_drops,
             "sinkErrors": self.sink_errors, "misdelivered": self.misdelivered,
-            "duplicates": self.duplicates,
+            "duplicates": self.duplicates, "heldOutOfOrder": self.held_out_of_order,
+            "reassemblyDrops": self.reassembly_drops,
             "slotNs": self.slot_ns})
     }
 }
