@@ -569,11 +569,6 @@ public final class CongestionRerouter {
     }
 
     private static boolean contains(int[] path, int port) {
-        for (int q : path) {
-            if (q == port) {
-                return true;
-            }
-        }
-        return false;
+        return FabricLoad.contains(path, port);
     }
 }

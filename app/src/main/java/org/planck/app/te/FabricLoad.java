@@ -420,7 +420,8 @@ public final class FabricLoad {
         loadPath(f);
     }
 
-    private static boolean contains(int[] path, int port) {
+    /** Whether a path (port ids) crosses a port. */
+    static boolean contains(int[] path, int port) {
         for (int q : path) {
             if (q == port) {
                 return true;
