@@ -1166,25 +1166,7 @@ impl<R: Router> Partition<R> {
                     Some(d) => d,
                     None => other_endpoint(&mut s.rng, n, s.src),
                 };
-                if ep.nic.len() >= ep.nic_capacity {
-                    s.nic_dropped += 1;
-                    self.stats.nic_drops += 1;
-                    continue;
-                }
-                s.sent += 1;
-                ep.nic.push_back(Packet {
-                    flow: s.flow,
-                    seq: s.seq,
-                    prio: s.class,
-                    stamp: t as u32,
-                    src: s.src,
-                    dst,
-                    tag: 0,
-                    flags: OPEN_LOOP,
-                    hops: 0,
-                    data: [0; 8],
-                });
-                s.seq = s.seq.wrapping_add(1);
+                Self::send_open_loop(ep, s, &mut self.stats, dst, t);
             }
             Self::mark_ready(&mut self.ep_ready, li);
             let next = slot_at_or_after(s.next).max(t + 1);
@@ -1194,6 +1176,37 @@ impl<R: Router> Partition<R> {
         // Keep the bucket's allocation for the next turn.
         due.clear();
         self.wheel_spare = due;
+    }
+
+    /// An open-loop arrival of stream `s` at its endpoint's NIC: queued as the
+    /// stream's next packet, or dropped and counted when the NIC is full.
+    #[inline(always)]
+    fn send_open_loop(
+        ep: &mut EndpointState,
+        s: &mut OpenLoopStream,
+        stats: &mut PartitionStats,
+        dst: EndpointId,
+        t: Slot,
+    ) {
+        if ep.nic.len() >= ep.nic_capacity {
+            s.nic_dropped += 1;
+            stats.nic_drops += 1;
+            return;
+        }
+        s.sent += 1;
+        ep.nic.push_back(Packet {
+            flow: s.flow,
+            seq: s.seq,
+            prio: s.class,
+            stamp: t as u32,
+            src: s.src,
+            dst,
+            tag: 0,
+            flags: OPEN_LOOP,
+            hops: 0,
+            data: [0; 8],
+        });
+        s.seq = s.seq.wrapping_add(1);
     }
 
     /// One slot of the per-slot Poisson streams: one 64-bit draw gives the
@@ -1219,29 +1232,11 @@ impl<R: Router> Partition<R> {
                 if i > 0 {
                     bits = s.rng.next_u32();
                 }
-                if ep.nic.len() >= ep.nic_capacity {
-                    s.nic_dropped += 1;
-                    self.stats.nic_drops += 1;
-                    continue;
-                }
                 let dst = match s.dst {
                     Some(d) => d,
                     None => other_endpoint_from(bits, n, s.src),
                 };
-                s.sent += 1;
-                ep.nic.push_back(Packet {
-                    flow: s.flow,
-                    seq: s.seq,
-                    prio: s.class,
-                    stamp: t as u32,
-                    src: s.src,
-                    dst,
-                    tag: 0,
-                    flags: OPEN_LOOP,
-                    hops: 0,
-                    data: [0; 8],
-                });
-                s.seq = s.seq.wrapping_add(1);
+                Self::send_open_loop(ep, s, &mut self.stats, dst, t);
             }
             Self::mark_ready(&mut self.ep_ready, li);
         }
