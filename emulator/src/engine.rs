@@ -29,13 +29,12 @@ use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortI
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Route, Router, RouterPorts};
 use rand::RngCore;
+use rtrb::Consumer;
 
 /// Open-loop stream ids live in the upper half of the flow id space.
 pub const STREAM_FLOW_BIT: u32 = 1 << 31;
 /// Slots in the wheel that schedules open-loop packet arrivals.
 const STREAM_WHEEL_MASK: u64 = 1023;
-/// Largest calendar (slots); deliveries further ahead wait in the far queue.
-const MAX_CALENDAR_SLOTS: u64 = 4096;
 /// Transport timers are checked every this many slots.
 const TIMER_INTERVAL: u64 = 8;
 
@@ -77,10 +76,6 @@ impl WireEnd {
             to,
             part: Self::LOCAL,
         }
-    }
-    /// Not (always) a target of this partition: counts for the lookahead.
-    fn is_remote(&self) -> bool {
-        self.part != Self::LOCAL
     }
 }
 
@@ -156,13 +151,67 @@ impl Wire {
 /// Packets leaving the partition: a batch per other partition, and the
 /// routes of split switches that decide which partition a packet goes to.
 pub struct Outbox {
-    /// Transfers towards each partition, published once per batch.
+    /// Transfers for each outbound ring (see `Placement::exchanges`),
+    /// published once per batch.
     pub boxes: Vec<Vec<Transfer>>,
+    /// Per partition: (delay, index in `boxes`) of the rings towards it.
+    rings: Vec<Vec<(u32, u16)>>,
+    /// Per partition: the index of its only ring, or `MANY_RINGS`.
+    only_ring: Vec<u16>,
     splits: Vec<SplitSwitch>,
     me: u16,
+    /// The slot being emulated (a transfer's delay picks its ring).
+    now: Slot,
 }
 
+/// See `Outbox::only_ring`.
+const MANY_RINGS: u16 = u16::MAX;
+
 impl Outbox {
+    fn new(exchanges: &[(u16, u32)], splits: Vec<SplitSwitch>, me: u16, parts: usize) -> Self {
+        let rings: Vec<Vec<(u32, u16)>> = (0..parts)
+            .map(|j| {
+                exchanges
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (to, _))| *to as usize == j)
+                    .map(|(k, &(_, delay))| (delay, k as u16))
+                    .collect()
+            })
+            .collect();
+        Outbox {
+            boxes: exchanges.iter().map(|_| Vec::new()).collect(),
+            only_ring: rings
+                .iter()
+                .map(|r| match r[..] {
+                    [(_, k)] => k,
+                    _ => MANY_RINGS,
+                })
+                .collect(),
+            rings,
+            splits,
+            me,
+            now: 0,
+        }
+    }
+
+    /// The box of the ring towards `part` for a packet due at `arrive`.
+    #[inline]
+    fn ring(&self, part: u16, arrive: Slot) -> usize {
+        let only = self.only_ring[part as usize];
+        if only != MANY_RINGS {
+            return only as usize;
+        }
+        let delay = arrive - self.now;
+        match self.rings[part as usize]
+            .iter()
+            .find(|&&(d, _)| d as u64 == delay)
+        {
+            Some(&(_, k)) => k as usize,
+            None => unreachable!("no ring towards partition {part} for delay {delay}"),
+        }
+    }
+
     /// Target and partition of a packet sent into a split switch: routed
     /// there now, to find the partition of its output port (the router there
     /// routes it again, identically).
@@ -369,6 +418,57 @@ impl Placement {
         split
     }
 
+    /// The exchanges between partitions: for each partition, the (receiving
+    /// partition, delay in slots) pairs it may send packets on, sorted. Each
+    /// pair gets its own ring, so the packets in one ring fall due in the
+    /// order they were sent and the receiver takes them straight from the
+    /// ring in their slot. Delays are those of links that cross partitions
+    /// (into a split switch: towards any partition holding one of its ports)
+    /// and, between partitions that both have endpoints, the ACK delay.
+    pub fn exchanges(&self, topo: &Topology, ack_delay: u32) -> Vec<Vec<(u16, u32)>> {
+        let mut plan = vec![std::collections::BTreeSet::new(); self.parts];
+        let mut link = |from: u16, peer: Peer, latency: u32| {
+            let targets: Vec<u16> = match peer {
+                Peer::Endpoint(e) => vec![self.endpoint_part[e as usize]],
+                Peer::Switch { switch, .. } if self.split[switch as usize] => {
+                    self.port_part[switch as usize].clone()
+                }
+                Peer::Switch { switch, .. } => vec![self.owner(switch)],
+            };
+            for to in targets {
+                if to != from {
+                    plan[from as usize].insert((to, latency));
+                }
+            }
+        };
+        for (sid, sw) in topo.switches.iter().enumerate() {
+            for (p, port) in sw.ports.iter().enumerate() {
+                link(self.port_part[sid][p], port.peer, port.link.latency_slots);
+            }
+        }
+        for (e, ep) in topo.endpoints.iter().enumerate() {
+            link(
+                self.endpoint_part[e],
+                Peer::Switch {
+                    switch: ep.switch,
+                    port: ep.port,
+                },
+                ep.link.latency_slots,
+            );
+        }
+        let mut with_endpoints: Vec<u16> = self.endpoint_part.clone();
+        with_endpoints.sort();
+        with_endpoints.dedup();
+        for &a in &with_endpoints {
+            for &b in &with_endpoints {
+                if a != b {
+                    plan[a as usize].insert((b, ack_delay));
+                }
+            }
+        }
+        plan.into_iter().map(|s| s.into_iter().collect()).collect()
+    }
+
     /// The partition of an endpoint-facing or unsplit switch's router.
     fn owner(&self, switch: u32) -> u16 {
         debug_assert!(!self.split[switch as usize]);
@@ -458,6 +558,8 @@ pub struct Partition<R> {
     far_items: HashMap<u64, Delivery>,
     far_seq: u64,
     pub outbox: Outbox,
+    /// Rings from other partitions, in `Placement::exchanges` order.
+    inbound: Vec<Inbound>,
     scheduled: Vec<FlowArrival>,
     next_scheduled: usize,
     sequential: Vec<std::collections::VecDeque<FlowArrival>>,
@@ -470,6 +572,14 @@ pub struct Partition<R> {
     /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
     pub lookahead: u64,
     pub stats: PartitionStats,
+}
+
+/// A ring of packets from another partition, all sent with the same delay,
+/// so they fall due in ring order: each slot takes the due ones from its head.
+struct Inbound {
+    ring: Consumer<Transfer>,
+    /// Transfers known to be in the ring (as of the last look at its tail).
+    avail: usize,
 }
 
 /// The slot nearest to `now` whose low 32 bits are `low`.
@@ -561,9 +671,17 @@ impl<R: Router> Partition<R> {
         let mut wires: Vec<Vec<Wire>> = Vec::new();
         let mut owned_ports: Vec<Vec<bool>> = Vec::new();
         let mut max_delay = shared.transport.ack_delay_slots as u64;
-        // Smallest delay of anything that crosses partitions: how far workers
-        // may run apart without a packet arriving after its due slot.
-        let mut lookahead = u64::MAX;
+        let all_exchanges = pl.exchanges(topo, shared.transport.ack_delay_slots);
+        let exchanges = all_exchanges[index].clone();
+        // Smallest delay of anything sent to this partition: how far it may
+        // run ahead of the others without a packet arriving after its due slot.
+        let lookahead = all_exchanges
+            .iter()
+            .flatten()
+            .filter(|&&(to, _)| to as usize == index)
+            .map(|&(_, delay)| delay as u64)
+            .min()
+            .unwrap_or(u64::MAX);
         for (sid, sw) in topo.switches.iter().enumerate() {
             if pl.switch_local[sid][index] == NO_ROUTER {
                 continue;
@@ -596,9 +714,6 @@ impl<R: Router> Partition<R> {
                         );
                         if own {
                             max_delay = max_delay.max(p.link.latency_slots as u64);
-                            if w.to.is_remote() {
-                                lookahead = lookahead.min(p.link.latency_slots as u64);
-                            }
                         }
                         w
                     })
@@ -633,14 +748,6 @@ impl<R: Router> Partition<R> {
                 if k == endpoints.len() { 0 } else { k as u32 }
             })
             .collect();
-        for w in &ep_wires {
-            if w.to.is_remote() {
-                lookahead = lookahead.min(w.latency as u64);
-            }
-        }
-        if pl.endpoint_part.iter().any(|&p| p as usize != index) && !endpoints.is_empty() {
-            lookahead = lookahead.min(shared.transport.ack_delay_slots as u64);
-        }
         let horizon = (max_delay + 1).next_power_of_two().max(2);
         let local = |e: EndpointId| pl.endpoint_part[e as usize] as usize == index;
         let mut sequential = Vec::new();
@@ -710,11 +817,8 @@ impl<R: Router> Partition<R> {
             far: BinaryHeap::new(),
             far_items: HashMap::new(),
             far_seq: 0,
-            outbox: Outbox {
-                boxes: (0..nparts).map(|_| Vec::new()).collect(),
-                splits,
-                me: index as u16,
-            },
+            outbox: Outbox::new(&exchanges, splits, index as u16, nparts),
+            inbound: Vec::new(),
             scheduled: plan
                 .scheduled
                 .iter()
@@ -742,6 +846,7 @@ impl<R: Router> Partition<R> {
     /// Run one timeslot.
     pub fn step(&mut self) {
         let t = self.now;
+        self.outbox.now = t;
         self.pull_far(t);
         self.deliver(t);
         self.start_flows(t);
@@ -765,19 +870,50 @@ impl<R: Router> Partition<R> {
         let slot = (t & self.mask) as usize;
         let mut bucket = std::mem::take(&mut self.calendar[slot]);
         for d in bucket.drain(..) {
-            let to = d.to.0;
-            if to & PackedTarget::ENDPOINT == 0 {
-                let r = (to >> 16) as usize;
-                debug_assert!(r < self.routers.len());
-                // SAFETY: targets are only made from the placement's local
-                // router indices (in `new`, `entry_of_split`), and a partition
-                // holds a router for each local index of its own.
-                unsafe { self.routers.get_unchecked_mut(r) }.receive(d.pkt, to as PortId, t);
-            } else {
-                self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, d.pkt, t);
-            }
+            self.deliver_one(d.to, d.pkt, t);
         }
         self.calendar[slot] = bucket;
+        // Then the packets of other partitions due now (or late), in ring
+        // order: partitions in index order, then by delay.
+        let mut inbound = std::mem::take(&mut self.inbound);
+        for i in inbound.iter_mut().filter(|i| i.avail > 0) {
+            let chunk = i
+                .ring
+                .read_chunk(i.avail)
+                .expect("transfers seen in the ring stay readable");
+            let (a, b) = chunk.as_slices();
+            let mut taken = 0;
+            for tr in a.iter().chain(b) {
+                let arrive = full_slot(t, tr.arrive);
+                if arrive > t {
+                    break;
+                }
+                if arrive < t {
+                    self.stats.late_transfers += 1;
+                    self.stats.late_slots += t - arrive;
+                }
+                self.deliver_one(tr.to, tr.pkt, t);
+                taken += 1;
+            }
+            chunk.commit(taken);
+            i.avail -= taken;
+        }
+        self.inbound = inbound;
+    }
+
+    #[inline(always)]
+    fn deliver_one(&mut self, to: PackedTarget, pkt: Packet, t: Slot) {
+        let to = to.0;
+        if to & PackedTarget::ENDPOINT == 0 {
+            let r = (to >> 16) as usize;
+            debug_assert!(r < self.routers.len());
+            // SAFETY: targets are only made from the placement's local
+            // router indices (in `new`, `entry_of_split`), and a partition
+            // holds a router for each local index of its own.
+            unsafe { self.routers.get_unchecked_mut(r) }.receive(pkt, to as PortId, t);
+        } else {
+            self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, pkt, t);
+        }
     }
 
     #[inline(never)]
@@ -827,7 +963,8 @@ impl<R: Router> Partition<R> {
             unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
                 .push(Delivery { to, pkt })
         } else {
-            outbox.boxes[part as usize].push(Transfer {
+            let k = outbox.ring(part, arrive);
+            outbox.boxes[k].push(Transfer {
                 arrive: arrive as u32,
                 to,
                 pkt,
@@ -1279,11 +1416,46 @@ impl<R: Router> Partition<R> {
         }
     }
 
-    /// Packets from other partitions. Late ones are delivered in the current slot.
-    // Called once per batch taken from a ring; kept out of line so profiles
-    // show the cost of taking transfers in apart from polling.
+    /// Take the rings from other partitions, in `Placement::exchanges`
+    /// order (by sending partition, then delay).
+    pub fn attach_inbound(&mut self, rings: Vec<Consumer<Transfer>>) {
+        self.inbound = rings
+            .into_iter()
+            .map(|ring| Inbound { ring, avail: 0 })
+            .collect();
+    }
+
+    /// Look at what the other partitions have published. Called after seeing
+    /// their progress: every packet they sent before it, so every packet due
+    /// before `progress + lookahead`, is then known to be in the rings.
+    pub fn refresh_inbound(&mut self) {
+        for i in &mut self.inbound {
+            i.avail = i.ring.slots();
+        }
+    }
+
+    /// Move everything published to the calendar: makes room for a peer
+    /// waiting to send while this partition waits to send to it.
+    pub fn drain_inbound(&mut self) {
+        let mut inbound = std::mem::take(&mut self.inbound);
+        for i in &mut inbound {
+            let n = i.ring.slots();
+            if n > 0 {
+                let chunk = i.ring.read_chunk(n).expect("slots() are readable");
+                let (a, b) = chunk.as_slices();
+                self.accept(a);
+                self.accept(b);
+                chunk.commit_all();
+            }
+            i.avail = 0;
+        }
+        self.inbound = inbound;
+    }
+
+    /// Packets from other partitions into the calendar. Late ones are
+    /// delivered in the current slot.
     #[inline(never)]
-    pub fn accept(&mut self, batch: &[Transfer]) {
+    fn accept(&mut self, batch: &[Transfer]) {
         let (now, mask) = (self.now, self.mask);
         debug_assert!(self.calendar.len() == mask as usize + 1);
         for tr in batch {
@@ -1318,29 +1490,6 @@ impl<R: Router> Partition<R> {
                 self.calendar[(arrive.max(t) & self.mask) as usize].push(d);
             }
         }
-    }
-
-    /// Slots ahead of now that the calendar holds.
-    pub fn calendar_slots(&self) -> u64 {
-        self.mask + 1
-    }
-
-    /// Make the calendar cover deliveries up to `slots` past now (at most
-    /// `MAX_CALENDAR_SLOTS`), before the first slot. A worker may run
-    /// `lookahead + skew` slots behind a peer, and the peer's packets then
-    /// arrive that much further ahead than its own links reach; in the
-    /// calendar they cost a push, in the far queue a heap and a map insert.
-    pub fn cover_ahead(&mut self, slots: u64) {
-        let horizon = (slots.min(MAX_CALENDAR_SLOTS - 1) + 1).next_power_of_two();
-        if horizon <= self.calendar.len() as u64 {
-            return;
-        }
-        assert!(
-            self.now == 0 && self.calendar.iter().all(Vec::is_empty) && self.far.is_empty(),
-            "the calendar is resized before anything is scheduled"
-        );
-        self.calendar = (0..horizon).map(|_| Vec::new()).collect();
-        self.mask = horizon - 1;
     }
 
     /// Occupancy of a local router's port right now.
@@ -1425,6 +1574,83 @@ mod tests {
             for &p in ports {
                 assert_ne!(pl.switch_local[sid][p as usize], NO_ROUTER);
             }
+        }
+    }
+
+    /// One ring per (receiver, delay): ToR-to-aggregation links (latency 3)
+    /// enter the split aggregation switch, ACKs (delay 4) go between the
+    /// racks' endpoints; the lookahead is the smallest delay into a partition.
+    #[test]
+    fn exchanges_have_one_ring_per_receiver_and_delay() {
+        let uplink = LinkParams {
+            latency_slots: 3,
+            ..LINK
+        };
+        let topo = Topology::racks(2, 4, LINK, uplink).unwrap();
+        let two = Placement::by_group(&topo, 2);
+        assert_eq!(
+            two.exchanges(&topo, 4),
+            vec![vec![(1, 3), (1, 4)], vec![(0, 3), (0, 4)]]
+        );
+        // Same delay twice: one ring.
+        assert_eq!(two.exchanges(&topo, 3), vec![vec![(1, 3)], vec![(0, 3)]]);
+        assert_eq!(
+            Placement::by_group(&topo, 1).exchanges(&topo, 4),
+            vec![Vec::<(u16, u32)>::new()]
+        );
+        let fat = Topology::fat_tree(4, LINK).unwrap();
+        let plan = Placement::by_group(&fat, 2).exchanges(&fat, 7);
+        // Pods alternate between the partitions; cores are split by pod, so
+        // aggregation-to-core links cross, and so do ACKs.
+        assert_eq!(plan, vec![vec![(1, 1), (1, 7)], vec![(0, 1), (0, 7)]]);
+    }
+
+    /// Packets from other workers are delivered in a fixed order (after the
+    /// partition's own, ring by ring), not in the order they happened to be
+    /// taken in: two runs on 2 workers give the same result to the packet,
+    /// even where ports are fed from both workers (the fat tree's cores) and
+    /// data and ACKs cross with different delays.
+    #[test]
+    fn runs_on_two_workers_are_repeatable() {
+        let run = || {
+            let text = r#"
+                [emulation]
+                duration_us = 12000
+                threads = 2
+                pin_threads = false
+                [topology]
+                kind = "fat_tree"
+                k = 4
+                link = { gbps = 10, buffer_pkts = 16, latency_slots = 2 }
+                [transport]
+                ack_delay_slots = 3
+                [[workload]]
+                kind = "poisson"
+                load = 0.8
+                sizes = "web_search"
+                "#;
+            let cfg: Config = toml::from_str(text).expect("test config");
+            run_config(&cfg).expect("valid test config")
+        };
+        let first = run();
+        assert_eq!(first.summary.late_transfers, 0);
+        assert!(first.summary.drops > 0, "the test must see drops");
+        let counters = |r: &crate::output::Report| {
+            r.ports
+                .iter()
+                .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
+                .collect::<Vec<_>>()
+        };
+        let fcts = |r: &crate::output::Report| {
+            r.flows
+                .iter()
+                .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
+                .collect::<Vec<_>>()
+        };
+        for _ in 0..3 {
+            let again = run();
+            assert_eq!(counters(&first), counters(&again));
+            assert_eq!(fcts(&first), fcts(&again));
         }
     }
 

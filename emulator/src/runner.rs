@@ -1,13 +1,16 @@
 //! Runs partitions on worker threads (Flexplane §4): each worker owns the
 //! routers of some racks or pods with their endpoints, pinned to a core;
 //! packets between workers travel in batches over bounded lock-free
-//! single-producer single-consumer rings (one per ordered pair of workers,
-//! indices on separate cache lines, one publication per batch); workers do
-//! not synchronise per timeslot: each runs ahead on its own and waits only when
-//! it is more than the lookahead (the smallest cross-worker link or ACK delay)
-//! plus `skew_slots` ahead of the slowest other worker. With `skew_slots = 0`
-//! no packet ever arrives after its due slot; with more (Flexplane's loose
-//! synchronisation) late packets are delivered at once and counted.
+//! single-producer single-consumer rings (one per sender, receiver and delay,
+//! see `Placement::exchanges`; indices on separate cache lines, one
+//! publication per batch), and the receiver takes each packet from its ring
+//! in the slot it falls due. Workers do not synchronise per timeslot: each
+//! runs ahead on its own and looks at the others' progress only when it has
+//! reached the lookahead (the smallest delay of anything sent to it) plus
+//! `skew_slots` past the slowest of them as last seen. With `skew_slots = 0`
+//! no packet ever arrives after its due slot and runs are repeatable; with
+//! more (Flexplane's loose synchronisation) late packets are delivered at
+//! once and counted.
 //! The calling thread only spawns the workers and blocks joining them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -55,7 +58,7 @@ impl WorkerSync {
     fn wake_others(&self, me: usize) {
         for (j, w) in self.waiting.iter().enumerate() {
             if j != me
-                && w.load(Ordering::SeqCst)
+                && w.load(Ordering::Relaxed)
                 && let Some(t) = self.threads[j].get()
             {
                 t.unpark();
@@ -189,23 +192,22 @@ where
     };
     let parts = if nparts == 1 {
         let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
-        vec![worker(p, Vec::new(), Vec::new(), &crew)]
+        vec![worker(p, Vec::new(), &crew)]
     } else {
-        // rings[i][j]: worker i -> worker j.
-        let mut producers: Vec<Vec<Option<Producer<Transfer>>>> = Vec::new();
-        let mut consumers: Vec<Vec<Option<Consumer<Transfer>>>> = (0..nparts)
-            .map(|_| (0..nparts).map(|_| None).collect())
-            .collect();
-        for i in 0..nparts {
+        // One ring per (sender, receiver, delay): see `Placement::exchanges`.
+        // Receivers get theirs by sender, then delay, as partitions expect.
+        let plan = setup
+            .shared
+            .placement
+            .exchanges(&setup.topo, setup.shared.transport.ack_delay_slots);
+        let mut producers: Vec<Vec<Producer<Transfer>>> = Vec::new();
+        let mut consumers: Vec<Vec<Consumer<Transfer>>> = (0..nparts).map(|_| Vec::new()).collect();
+        for rings in &plan {
             let mut row = Vec::new();
-            for (j, cons) in consumers.iter_mut().enumerate() {
-                if i == j {
-                    row.push(None);
-                    continue;
-                }
+            for &(to, _) in rings {
                 let (p, c) = RingBuffer::new(RING_TRANSFERS);
-                row.push(Some(p));
-                cons[i] = Some(c);
+                row.push(p);
+                consumers[to as usize].push(c);
             }
             producers.push(row);
         }
@@ -215,12 +217,7 @@ where
             let handles: Vec<_> = (0..nparts)
                 .map(|i| {
                     let tx = producers.next().expect("one ring row per worker");
-                    let rx: Vec<Consumer<Transfer>> = consumers
-                        .next()
-                        .expect("one ring column per worker")
-                        .into_iter()
-                        .flatten()
-                        .collect();
+                    let rx = consumers.next().expect("one ring column per worker");
                     let core = if cores.is_empty() {
                         None
                     } else {
@@ -232,14 +229,15 @@ where
                         if let Some(c) = core {
                             core_affinity::set_for_current(c);
                         }
-                        let p = Partition::new(
+                        let mut p = Partition::new(
                             i,
                             &setup.topo,
                             setup.shared.clone(),
                             &setup.plan,
                             build,
                         );
-                        worker(p, rx, tx, crew)
+                        p.attach_inbound(rx);
+                        worker(p, tx, crew)
                     })
                 })
                 .collect();
@@ -256,31 +254,11 @@ where
     }
 }
 
-/// Take in everything the other workers have published so far.
-fn drain<R: Router>(part: &mut Partition<R>, rx: &mut [Consumer<Transfer>]) {
-    for c in rx {
-        let n = c.slots();
-        if n == 0 {
-            continue;
-        }
-        let chunk = c.read_chunk(n).expect("slots() are readable");
-        let (a, b) = chunk.as_slices();
-        part.accept(a);
-        part.accept(b);
-        chunk.commit_all();
-    }
-}
-
-/// Hand `batch` to the ring towards one worker, taking in this worker's own
-/// inbound packets while the ring is full (so two workers pushing to each
-/// other cannot wait on each other).
-fn flush<R: Router>(
-    part: &mut Partition<R>,
-    j: usize,
-    ring: &mut Producer<Transfer>,
-    rx: &mut [Consumer<Transfer>],
-) -> Duration {
-    let batch = std::mem::take(&mut part.outbox.boxes[j]);
+/// Hand the batch of outbound ring `k` to the ring, taking this worker's own
+/// inbound packets into its calendar while the ring is full (so two workers
+/// pushing to each other cannot wait on each other).
+fn flush<R: Router>(part: &mut Partition<R>, k: usize, ring: &mut Producer<Transfer>) -> Duration {
+    let batch = std::mem::take(&mut part.outbox.boxes[k]);
     let mut rest: &[Transfer] = &batch;
     let mut full_since: Option<Instant> = None;
     loop {
@@ -290,12 +268,12 @@ fn flush<R: Router>(
             break;
         }
         full_since.get_or_insert_with(Instant::now);
-        drain(part, rx);
+        part.drain_inbound();
         std::hint::spin_loop();
     }
     let mut batch = batch;
     batch.clear();
-    part.outbox.boxes[j] = batch;
+    part.outbox.boxes[k] = batch;
     full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
 
@@ -313,8 +291,7 @@ struct Crew<'a> {
 
 fn worker<R: Router>(
     mut part: Partition<R>,
-    mut rx: Vec<Consumer<Transfer>>,
-    mut tx: Vec<Option<Producer<Transfer>>>,
+    mut tx: Vec<Producer<Transfer>>,
     crew: &Crew,
 ) -> PartitionReport {
     let Crew {
@@ -350,20 +327,16 @@ fn worker<R: Router>(
     } else {
         setup.batch_slots
     };
-    if nparts > 1 {
-        // A peer runs up to allowance + one batch ahead, and its packets
-        // arrive up to a link latency after that.
-        let reach = part.calendar_slots();
-        part.cover_ahead(allowance.saturating_add(batch_slots).saturating_add(reach));
-    }
+    // The slot this worker may run up to, as of its last look at the others'
+    // progress: it looks again only on reaching it.
+    let mut allowed = if nparts > 1 { 0 } else { end };
     while part.now < end {
         if let Stop::Flag(f, _) = stop
             && f.load(Ordering::Relaxed)
         {
             break;
         }
-        let mut allowed = end;
-        if nparts > 1 {
+        if part.now >= allowed {
             let mut waited: Option<Instant> = None;
             let mut polls = 0u32;
             loop {
@@ -377,7 +350,7 @@ fn worker<R: Router>(
                     .min()
                     .unwrap_or(u64::MAX);
                 // Everything the others sent before publishing that progress is now in the rings.
-                drain(&mut part, &mut rx);
+                part.refresh_inbound();
                 allowed = slowest.saturating_add(allowance).min(end);
                 if part.now < allowed {
                     break;
@@ -418,14 +391,18 @@ fn worker<R: Router>(
         while part.now < batch_end {
             part.step();
         }
-        for (j, t) in tx.iter_mut().enumerate() {
-            let Some(t) = t else { continue };
-            if !part.outbox.boxes[j].is_empty() {
-                wait += flush(&mut part, j, t, &mut rx);
+        for (k, ring) in tx.iter_mut().enumerate() {
+            if !part.outbox.boxes[k].is_empty() {
+                wait += flush(&mut part, k, ring);
             }
         }
         // Publish progress only after the batch's packets are in the rings.
-        progress[me].store(part.now, Ordering::SeqCst);
+        // A release store: a sequentially consistent one would also wait for
+        // every store of the batch to drain. Without it the waiting flag may
+        // be read before the progress is visible, and a peer that has just
+        // gone to sleep then sleeps out its timeout (it sleeps only after
+        // waiting far longer than that).
+        progress[me].store(part.now, Ordering::Release);
         sync.wake_others(me);
         if setup.mode == Mode::Realtime {
             batches += 1;

@@ -213,7 +213,7 @@ where
     E: Enqueue + Send,
     S: Schedule + Send,
 {
-    #[inline]
+    #[inline(always)]
     fn receive(&mut self, pkt: Packet, in_port: PortId, now: Slot) {
         let port = self.route.route(&pkt, in_port);
         let queue = self.classify.classify(&pkt, port);
