@@ -67,6 +67,55 @@ fn emulation(cfg: &Config) -> (u64, Duration) {
     (s.router_packets, Duration::from_secs_f64(secs))
 }
 
+/// How much of each core the machine takes away: every core spins reading
+/// the TSC for `ms` milliseconds and counts the gaps of over 1 µs (the
+/// thread was interrupted or descheduled). Two workers that meet every few
+/// slots both stall while either is interrupted, so 2-thread figures are
+/// only as steady as the noisier core.
+fn machine_noise(ms: u64, hz: f64) {
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    let span = (ms as f64 * 1e-3 * hz) as u64;
+    let gap = (1e-6 * hz) as u64;
+    let per_core: Vec<(u64, u64, u64, u64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = cores
+            .iter()
+            .map(|&c| {
+                s.spawn(move || {
+                    core_affinity::set_for_current(c);
+                    let (start, mut last) = (tsc(), tsc());
+                    let (mut lost, mut gaps, mut long, mut longest) = (0u64, 0u64, 0u64, 0u64);
+                    loop {
+                        let now = tsc();
+                        let d = now.wrapping_sub(last);
+                        if d > gap {
+                            lost += d;
+                            gaps += 1;
+                            long += u64::from(d > 100 * gap);
+                            longest = longest.max(d);
+                        }
+                        last = now;
+                        if now.wrapping_sub(start) > span {
+                            return (lost, gaps, long, longest);
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("noise probe"))
+            .collect()
+    });
+    for (i, (lost, gaps, long, longest)) in per_core.iter().enumerate() {
+        println!(
+            "machine noise, core {i}: {:.2}% of {ms} ms lost in {gaps} interruptions of over 1 us, \
+             {long} of over 100 us, longest {:.0} us",
+            100.0 * *lost as f64 / span as f64,
+            *longest as f64 / hz * 1e6
+        );
+    }
+}
+
 /// Scaling measured in pairs: a 1-thread and a 2-thread run of 2 racks +
 /// aggregation back to back (in alternating order), `pairs` times, and the
 /// ratio of the two emulation rates in each pair. A slow spell of the
@@ -207,6 +256,7 @@ fn main() {
     let hz = tsc_hz(200);
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("machine load average before summary: {}", load.trim());
+    machine_noise(1000, hz);
     cycles_report(
         "rack32 droptail, 1 thread, full load",
         &config(1, 1, 0, 1.0),
