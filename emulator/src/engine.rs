@@ -57,27 +57,40 @@ pub struct Transfer {
     pub pkt: Packet,
 }
 
-/// Where a link leads: a target in this partition (`part == WireEnd::LOCAL`),
-/// in partition `part`, or into a split switch (`part == WireEnd::SPLIT`, `to`
-/// holding the split switch's index in `Partition::splits` and the input
-/// port) whose partition depends on the packet. A plain struct, not an enum:
-/// the local send path tests one field.
+/// Where a link (or the ACK path) leads: a target in this partition (`dest ==
+/// WireEnd::LOCAL`), a target in another partition, reached through outbound
+/// box `dest`, or into a split switch (`dest == WireEnd::SPLIT`, `to` holding
+/// the index of the link's `SplitEntry`), where the partition depends on the
+/// packet. A plain struct, not an enum: the local send path tests one field.
 #[derive(Clone, Copy, Debug)]
 struct WireEnd {
     to: PackedTarget,
-    part: u16,
+    dest: u16,
 }
 
 impl WireEnd {
     const LOCAL: u16 = u16::MAX;
     const SPLIT: u16 = u16::MAX - 1;
-    fn local(to: PackedTarget) -> Self {
-        WireEnd {
-            to,
-            part: Self::LOCAL,
-        }
-    }
 }
+
+/// A link into a split switch, as the sending partition sees it: for each
+/// destination endpoint, the target (the switch's router in the partition
+/// of the output port the packet will leave by, at the link's input port)
+/// and where that is (`WireEnd::LOCAL` or an outbound box); `ROUTE_EACH`
+/// where ECMP candidates sit on different partitions and the flow hash
+/// decides.
+#[derive(Clone, Debug)]
+struct SplitEntry {
+    split: u32,
+    in_port: PortId,
+    delay: u32,
+    by_dst: Vec<(PackedTarget, u16)>,
+}
+
+/// See `SplitEntry`.
+const ROUTE_EACH: u16 = u16::MAX - 2;
+/// See `Outbox::ack_dest`.
+const NO_RING: u16 = u16::MAX - 3;
 
 /// A switch split by output port, as seen by partitions sending to it: its
 /// routes (the same table its routers use) pick the output port, whose
@@ -156,19 +169,22 @@ pub struct Outbox {
     pub boxes: Vec<Vec<Transfer>>,
     /// Per partition: (delay, index in `boxes`) of the rings towards it.
     rings: Vec<Vec<(u32, u16)>>,
-    /// Per partition: the index of its only ring, or `MANY_RINGS`.
-    only_ring: Vec<u16>,
+    /// Per partition: where ACKs to its endpoints go (`WireEnd::LOCAL` or a box).
+    ack_dest: Vec<u16>,
     splits: Vec<SplitSwitch>,
+    /// The links of this partition into split switches.
+    entries: Vec<SplitEntry>,
     me: u16,
-    /// The slot being emulated (a transfer's delay picks its ring).
-    now: Slot,
 }
 
-/// See `Outbox::only_ring`.
-const MANY_RINGS: u16 = u16::MAX;
-
 impl Outbox {
-    fn new(exchanges: &[(u16, u32)], splits: Vec<SplitSwitch>, me: u16, parts: usize) -> Self {
+    fn new(
+        exchanges: &[(u16, u32)],
+        splits: Vec<SplitSwitch>,
+        me: u16,
+        parts: usize,
+        ack_delay: u32,
+    ) -> Self {
         let rings: Vec<Vec<(u32, u16)>> = (0..parts)
             .map(|j| {
                 exchanges
@@ -179,65 +195,93 @@ impl Outbox {
                     .collect()
             })
             .collect();
+        let ack_dest = (0..parts as u16)
+            .map(|j| {
+                if j == me {
+                    return WireEnd::LOCAL;
+                }
+                // No ring means no endpoints there: no ACK ever goes there.
+                rings[j as usize]
+                    .iter()
+                    .find(|&&(d, _)| d == ack_delay)
+                    .map_or(NO_RING, |&(_, k)| k)
+            })
+            .collect();
         Outbox {
             boxes: exchanges.iter().map(|_| Vec::new()).collect(),
-            only_ring: rings
-                .iter()
-                .map(|r| match r[..] {
-                    [(_, k)] => k,
-                    _ => MANY_RINGS,
-                })
-                .collect(),
             rings,
+            ack_dest,
             splits,
+            entries: Vec::new(),
             me,
-            now: 0,
         }
     }
 
-    /// The box of the ring towards `part` for a packet due at `arrive`.
-    #[inline]
-    fn ring(&self, part: u16, arrive: Slot) -> usize {
-        let only = self.only_ring[part as usize];
-        if only != MANY_RINGS {
-            return only as usize;
+    /// Where a packet for `part` sent with `delay` goes: `WireEnd::LOCAL` or
+    /// the box of its ring. For building wires; sends use the result.
+    fn dest(&self, part: u16, delay: u32) -> u16 {
+        if part == self.me {
+            return WireEnd::LOCAL;
         }
-        let delay = arrive - self.now;
-        match self.rings[part as usize]
+        match self.rings[part as usize].iter().find(|&&(d, _)| d == delay) {
+            Some(&(_, k)) => k,
+            None => panic!("no ring towards partition {part} for delay {delay}"),
+        }
+    }
+
+    /// The end of a link with `latency` into split switch `split` at `in_port`.
+    fn split_end(&mut self, split: u32, in_port: PortId, latency: u32) -> WireEnd {
+        let s = &self.splits[split as usize];
+        let by_dst = s
+            .by_dst
             .iter()
-            .find(|&&(d, _)| d as u64 == delay)
-        {
-            Some(&(_, k)) => k as usize,
-            None => unreachable!("no ring towards partition {part} for delay {delay}"),
+            .map(|hop| match *hop {
+                Some((part, idx)) => (
+                    PackedTarget::pack(Target::Switch { idx, port: in_port }),
+                    self.dest(part, latency),
+                ),
+                None => (PackedTarget(0), ROUTE_EACH),
+            })
+            .collect();
+        self.entries.push(SplitEntry {
+            split,
+            in_port,
+            delay: latency,
+            by_dst,
+        });
+        WireEnd {
+            to: PackedTarget(self.entries.len() as u32 - 1),
+            dest: WireEnd::SPLIT,
         }
     }
 
-    /// Target and partition of a packet sent into a split switch: routed
-    /// there now, to find the partition of its output port (the router there
-    /// routes it again, identically).
-    // Out of line: inlined into every send, it costs the local sends more
-    // than the call costs here.
+    /// Target and destination of a packet sent on split entry `entry`.
+    #[inline]
+    fn enter_split(&mut self, entry: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+        let hop = self.entries[entry.0 as usize].by_dst[pkt.dst as usize];
+        if hop.1 != ROUTE_EACH {
+            return hop;
+        }
+        self.route_into_split(entry, pkt)
+    }
+
+    /// A packet whose output port at the split switch (hence partition)
+    /// depends on its flow: routed there now (the router there routes it
+    /// again, identically).
     #[inline(never)]
-    fn entry_of_split(&mut self, to: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
-        let s = &mut self.splits[(to.0 >> 16) as usize];
-        let in_port = to.0 as PortId;
-        let (part, idx) = match s.by_dst[pkt.dst as usize] {
-            Some(hop) => hop,
-            None => {
-                let out = s.route.route(pkt, in_port);
-                let part = s.port_part[out as usize];
-                (part, s.local[part as usize])
-            }
+    fn route_into_split(&mut self, entry: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+        let (split, in_port, delay) = {
+            let e = &self.entries[entry.0 as usize];
+            (e.split as usize, e.in_port, e.delay)
         };
+        let s = &mut self.splits[split];
+        let out = s.route.route(pkt, in_port);
+        let part = s.port_part[out as usize];
+        let idx = s.local[part as usize];
         debug_assert_ne!(idx, NO_ROUTER);
-        let to = PackedTarget::pack(Target::Switch { idx, port: in_port });
         (
-            to,
-            if part == self.me {
-                WireEnd::LOCAL
-            } else {
-                part
-            },
+            PackedTarget::pack(Target::Switch { idx, port: in_port }),
+            self.dest(part, delay),
         )
     }
 }
@@ -639,7 +683,16 @@ impl<R: Router> Partition<R> {
                 ));
             }
         }
-        let end_for = |peer: Peer| -> WireEnd {
+        let all_exchanges = pl.exchanges(topo, shared.transport.ack_delay_slots);
+        let exchanges = all_exchanges[index].clone();
+        let mut outbox = Outbox::new(
+            &exchanges,
+            splits,
+            index as u16,
+            nparts,
+            shared.transport.ack_delay_slots,
+        );
+        let mut end_for = |peer: Peer, latency: u32| -> WireEnd {
             let (part, local) = match peer {
                 Peer::Endpoint(e) => (
                     pl.endpoint_part[e as usize],
@@ -648,10 +701,7 @@ impl<R: Router> Partition<R> {
                     },
                 ),
                 Peer::Switch { switch, port } if pl.split[switch as usize] => {
-                    return WireEnd {
-                        to: PackedTarget((split_index[switch as usize] << 16) | port as u32),
-                        part: WireEnd::SPLIT,
-                    };
+                    return outbox.split_end(split_index[switch as usize], port, latency);
                 }
                 Peer::Switch { switch, port } => {
                     let part = pl.owner(switch);
@@ -659,11 +709,9 @@ impl<R: Router> Partition<R> {
                     (part, Target::Switch { idx, port })
                 }
             };
-            let to = PackedTarget::pack(local);
-            if part as usize == index {
-                WireEnd::local(to)
-            } else {
-                WireEnd { to, part }
+            WireEnd {
+                to: PackedTarget::pack(local),
+                dest: outbox.dest(part, latency),
             }
         };
         let mut routers = Vec::new();
@@ -671,8 +719,6 @@ impl<R: Router> Partition<R> {
         let mut wires: Vec<Vec<Wire>> = Vec::new();
         let mut owned_ports: Vec<Vec<bool>> = Vec::new();
         let mut max_delay = shared.transport.ack_delay_slots as u64;
-        let all_exchanges = pl.exchanges(topo, shared.transport.ack_delay_slots);
-        let exchanges = all_exchanges[index].clone();
         // Smallest delay of anything sent to this partition: how far it may
         // run ahead of the others without a packet arriving after its due slot.
         let lookahead = all_exchanges
@@ -707,7 +753,7 @@ impl<R: Router> Partition<R> {
                     .zip(&owned)
                     .map(|(p, &own)| {
                         let w = Wire::new(
-                            end_for(p.peer),
+                            end_for(p.peer, p.link.latency_slots),
                             p.link.latency_slots,
                             rate_mbps(p.link.gbps),
                             base,
@@ -729,10 +775,13 @@ impl<R: Router> Partition<R> {
             }
             endpoints.push(EndpointState::new(eid as EndpointId, shared.nic_capacity));
             ep_wires.push(Wire::new(
-                end_for(Peer::Switch {
-                    switch: ep.switch,
-                    port: ep.port,
-                }),
+                end_for(
+                    Peer::Switch {
+                        switch: ep.switch,
+                        port: ep.port,
+                    },
+                    ep.link.latency_slots,
+                ),
                 ep.link.latency_slots,
                 rate_mbps(ep.link.gbps),
                 base,
@@ -817,7 +866,7 @@ impl<R: Router> Partition<R> {
             far: BinaryHeap::new(),
             far_items: HashMap::new(),
             far_seq: 0,
-            outbox: Outbox::new(&exchanges, splits, index as u16, nparts),
+            outbox,
             inbound: Vec::new(),
             scheduled: plan
                 .scheduled
@@ -846,7 +895,6 @@ impl<R: Router> Partition<R> {
     /// Run one timeslot.
     pub fn step(&mut self) {
         let t = self.now;
-        self.outbox.now = t;
         self.pull_far(t);
         self.deliver(t);
         self.start_flows(t);
@@ -953,18 +1001,17 @@ impl<R: Router> Partition<R> {
         arrive: Slot,
         pkt: Packet,
     ) {
-        let (mut to, mut part) = (end.to, end.part);
-        if part == WireEnd::SPLIT {
-            (to, part) = outbox.entry_of_split(to, &pkt);
+        let (mut to, mut dest) = (end.to, end.dest);
+        if dest == WireEnd::SPLIT {
+            (to, dest) = outbox.enter_split(to, &pkt);
         }
-        if part == WireEnd::LOCAL {
+        if dest == WireEnd::LOCAL {
             debug_assert!(calendar.len() == mask as usize + 1);
             // SAFETY: the calendar has mask + 1 buckets (a power of two).
             unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }
                 .push(Delivery { to, pkt })
         } else {
-            let k = outbox.ring(part, arrive);
-            outbox.boxes[k].push(Transfer {
+            outbox.boxes[dest as usize].push(Transfer {
                 arrive: arrive as u32,
                 to,
                 pkt,
@@ -1160,10 +1207,9 @@ impl<R: Router> Partition<R> {
         let to = PackedTarget::pack(Target::Endpoint {
             idx: pl.endpoint_local[pkt.src as usize],
         });
-        let end = if part as usize == self.index {
-            WireEnd::local(to)
-        } else {
-            WireEnd { to, part }
+        let end = WireEnd {
+            to,
+            dest: self.outbox.ack_dest[part as usize],
         };
         Self::send(
             &mut self.calendar,
