@@ -50,6 +50,37 @@ fn config(racks: u32, threads: usize, skew: u64, load: f64) -> Config {
     toml::from_str(&text).expect("bench config")
 }
 
+/// Planck's 16-host testbed: a k = 4 fat tree of 10 Gb/s links with a
+/// 4-slot latency, DropTail, every host sending Poisson traffic at 90% of its
+/// link to random hosts. On 2 workers the pods alternate and the cores are
+/// split by pod.
+fn fat_tree(threads: usize) -> Config {
+    let sources: Vec<String> = (0..16).map(|i: u32| i.to_string()).collect();
+    let text = format!(
+        r#"
+        [emulation]
+        duration_us = {dur}
+        threads = {threads}
+        batch_slots = 8
+        sample_interval_slots = 1000
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link = {{ gbps = 10, buffer_pkts = 64, latency_slots = 4 }}
+        [scheme]
+        kind = "droptail"
+        [[workload]]
+        kind = "open_loop"
+        sources = [{src}]
+        destination = "random"
+        rate = 0.9
+        "#,
+        dur = SLOTS as f64 * 1.2,
+        src = sources.join(",")
+    );
+    toml::from_str(&text).expect("bench config")
+}
+
 fn router_packets(cfg: &Config) -> u64 {
     run_config(cfg).expect("bench run").summary.router_packets
 }
@@ -122,8 +153,7 @@ fn machine_noise(ms: u64, hz: f64) {
 /// machine (another process, the host) then weighs on both runs of a pair
 /// or on few pairs, where it would skew whichever configuration criterion
 /// happened to be timing.
-fn paired_scaling(pairs: usize) {
-    let (one, two) = (config(2, 1, 0, 0.9), config(2, 2, 0, 0.9));
+fn paired_scaling(label: &str, one: &Config, two: &Config, pairs: usize) {
     let rate = |cfg: &Config| {
         let (pkts, t) = emulation(cfg);
         pkts as f64 / t.as_secs_f64()
@@ -131,18 +161,18 @@ fn paired_scaling(pairs: usize) {
     let mut ratios: Vec<f64> = (0..pairs)
         .map(|i| {
             if i % 2 == 0 {
-                let r1 = rate(&one);
-                rate(&two) / r1
+                let r1 = rate(one);
+                rate(two) / r1
             } else {
-                let r2 = rate(&two);
-                r2 / rate(&one)
+                let r2 = rate(two);
+                r2 / rate(one)
             }
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
     let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
     println!(
-        "2 racks + agg, 2 threads exact / 1 thread, {pairs} back-to-back pairs: median {:.2}x \
+        "{label}, 2 threads exact / 1 thread, {pairs} back-to-back pairs: median {:.2}x \
          (quartiles {:.2}x-{:.2}x, range {:.2}x-{:.2}x); {} of {pairs} pairs >= 1.70x",
         at(0.5),
         at(0.25),
@@ -281,5 +311,11 @@ fn main() {
         exact / one,
         loose / one
     );
-    paired_scaling(31);
+    paired_scaling(
+        "2 racks + agg",
+        &config(2, 1, 0, 0.9),
+        &config(2, 2, 0, 0.9),
+        31,
+    );
+    paired_scaling("fat tree k=4", &fat_tree(1), &fat_tree(2), 31);
 }
