@@ -258,7 +258,15 @@ impl Outbox {
     /// Target and destination of a packet sent on split entry `entry`.
     #[inline]
     fn enter_split(&mut self, entry: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
-        let hop = self.entries[entry.0 as usize].by_dst[pkt.dst as usize];
+        debug_assert!((entry.0 as usize) < self.entries.len());
+        // SAFETY: split ends are only made by `split_end`, with the index of
+        // the entry it pushed, and entries are never removed.
+        let e = unsafe { self.entries.get_unchecked(entry.0 as usize) };
+        debug_assert!((pkt.dst as usize) < e.by_dst.len());
+        // SAFETY: `by_dst` has one entry per endpoint of the topology, and
+        // packets only ever carry endpoint ids of the topology (flows and
+        // streams are validated against it).
+        let hop = unsafe { *e.by_dst.get_unchecked(pkt.dst as usize) };
         if hop.1 != ROUTE_EACH {
             return hop;
         }
@@ -921,8 +929,16 @@ impl<R: Router> Partition<R> {
             self.deliver_one(d.to, d.pkt, t);
         }
         self.calendar[slot] = bucket;
-        // Then the packets of other partitions due now (or late), in ring
-        // order: partitions in index order, then by delay.
+        if !self.inbound.is_empty() {
+            self.deliver_inbound(t);
+        }
+    }
+
+    /// The packets of other partitions due now (or late), in ring order:
+    /// partitions in index order, then by delay.
+    // Out of line: the single-partition slot loop stays as lean as before.
+    #[inline(never)]
+    fn deliver_inbound(&mut self, t: Slot) {
         let mut inbound = std::mem::take(&mut self.inbound);
         for i in inbound.iter_mut().filter(|i| i.avail > 0) {
             let chunk = i
