@@ -19,10 +19,10 @@ use planck_emu::experiment::run_config;
 
 const SLOTS: u64 = 20_000;
 
-fn config(racks: u32, threads: usize, skew: u64, load: f64) -> Config {
-    let hosts = 32u32;
-    let n = racks * hosts;
-    let sources: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+/// `hosts` hosts on `topology` (a TOML table body), DropTail, every host
+/// sending Poisson traffic at `load` of its link to random hosts.
+fn bench_config(topology: &str, hosts: u32, threads: usize, skew: u64, load: f64) -> Config {
+    let sources: Vec<String> = (0..hosts).map(|i| i.to_string()).collect();
     let text = format!(
         r#"
         [emulation]
@@ -32,10 +32,7 @@ fn config(racks: u32, threads: usize, skew: u64, load: f64) -> Config {
         batch_slots = 8
         sample_interval_slots = 1000
         [topology]
-        kind = "rack"
-        racks = {racks}
-        hosts_per_rack = {hosts}
-        uplink = {{ gbps = 320, buffer_pkts = 512, latency_slots = 4 }}
+        {topology}
         [scheme]
         kind = "droptail"
         [[workload]]
@@ -50,35 +47,26 @@ fn config(racks: u32, threads: usize, skew: u64, load: f64) -> Config {
     toml::from_str(&text).expect("bench config")
 }
 
-/// Planck's 16-host testbed: a k = 4 fat tree of 10 Gb/s links with a
-/// 4-slot latency, DropTail, every host sending Poisson traffic at 90% of its
-/// link to random hosts. On 2 workers the pods alternate and the cores are
-/// split by pod.
-fn fat_tree(threads: usize) -> Config {
-    let sources: Vec<String> = (0..16).map(|i: u32| i.to_string()).collect();
-    let text = format!(
-        r#"
-        [emulation]
-        duration_us = {dur}
-        threads = {threads}
-        batch_slots = 8
-        sample_interval_slots = 1000
-        [topology]
-        kind = "fat_tree"
-        k = 4
-        link = {{ gbps = 10, buffer_pkts = 64, latency_slots = 4 }}
-        [scheme]
-        kind = "droptail"
-        [[workload]]
-        kind = "open_loop"
-        sources = [{src}]
-        destination = "random"
-        rate = 0.9
-        "#,
-        dur = SLOTS as f64 * 1.2,
-        src = sources.join(",")
+/// Racks of 32 hosts behind ToRs joined by an aggregation switch, uplinks of
+/// 320 Gb/s (no oversubscription) with a 4-slot latency.
+fn config(racks: u32, threads: usize, skew: u64, load: f64) -> Config {
+    let topology = format!(
+        r#"kind = "rack"
+        racks = {racks}
+        hosts_per_rack = 32
+        uplink = {{ gbps = 320, buffer_pkts = 512, latency_slots = 4 }}"#
     );
-    toml::from_str(&text).expect("bench config")
+    bench_config(&topology, racks * 32, threads, skew, load)
+}
+
+/// Planck's 16-host testbed: a k = 4 fat tree of 10 Gb/s links with a
+/// 4-slot latency, 90% load. On 2 workers the pods alternate and the cores
+/// are split by pod.
+fn fat_tree(threads: usize) -> Config {
+    let topology = r#"kind = "fat_tree"
+        k = 4
+        link = { gbps = 10, buffer_pkts = 64, latency_slots = 4 }"#;
+    bench_config(topology, 16, threads, 0, 0.9)
 }
 
 fn router_packets(cfg: &Config) -> u64 {
