@@ -2,9 +2,9 @@
 //! worker thread owns, the links between them, and the timeslot loop.
 //!
 //! Each timeslot: packets due this slot are delivered (routers route, classify
-//! and enqueue them; endpoints consume data and ACKs); endpoints start flows,
-//! fire timers and send on their uplinks; every router port sends as many
-//! packets as its link rate allows this slot; queues are sampled. A packet sent
+//! and enqueue them; endpoints consume data and ACKs); every router port sends
+//! as many packets as its link rate allows this slot; endpoints start flows,
+//! fire timers and send on their uplinks; queues are sampled. A packet sent
 //! in slot t on a link with latency L is delivered in slot t + L (L >= 1), so a
 //! packet crosses at most one hop per slot.
 //!
@@ -902,16 +902,37 @@ impl<R: Router> Partition<R> {
 
     /// Run one timeslot.
     pub fn step(&mut self) {
+        self.step_sends();
+        self.step_rest();
+    }
+
+    /// The first part of a slot: everything that may send to other
+    /// partitions. Deliveries (ACKs to remote endpoints leave as data
+    /// arrives), then every router port sends. Ports go before the endpoints
+    /// because nothing else a slot does reaches a port's queue within the
+    /// slot (every link takes at least one slot). A worker publishes its
+    /// progress after this part, so a peer waiting for this slot's packets
+    /// need not wait for the rest.
+    #[inline]
+    pub fn step_sends(&mut self) {
         let t = self.now;
         self.pull_far(t);
         self.deliver(t);
+        self.routers_transmit(t);
+    }
+
+    /// The rest of the slot (see `step_sends`): flows start, traffic is
+    /// generated, timers fire, endpoints send (to their own switch, in this
+    /// partition), queues are sampled.
+    #[inline]
+    pub fn step_rest(&mut self) {
+        let t = self.now;
         self.start_flows(t);
         self.generate_open_loop(t);
         if t.is_multiple_of(TIMER_INTERVAL) {
             self.check_timers(t);
         }
         self.endpoints_transmit(t);
-        self.routers_transmit(t);
         if t.is_multiple_of(self.shared.sample_interval) {
             self.sample(t);
         }

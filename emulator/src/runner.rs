@@ -393,9 +393,12 @@ fn worker<R: Router>(
             part.refresh_inbound();
         }
         let batch_end = (part.now + batch_slots).min(allowed);
-        while part.now < batch_end {
+        while part.now + 1 < batch_end {
             part.step();
         }
+        // The batch's last slot up to its last packet for another worker:
+        // the rest of the slot does not hold up peers waiting for it.
+        part.step_sends();
         for (k, ring) in tx.iter_mut().enumerate() {
             if !part.outbox.boxes[k].is_empty() {
                 wait += flush(&mut part, k, ring);
@@ -407,8 +410,10 @@ fn worker<R: Router>(
         // be read before the progress is visible, and a peer that has just
         // gone to sleep then sleeps out its timeout (it sleeps only after
         // waiting far longer than that).
-        progress[me].store(part.now, Ordering::Release);
+        progress[me].store(batch_end, Ordering::Release);
         sync.wake_others(me);
+        part.step_rest();
+        debug_assert_eq!(part.now, batch_end);
         if setup.mode == Mode::Realtime {
             batches += 1;
             let target = Duration::from_nanos((part.now as f64 * setup.slot_ns) as u64);
