@@ -47,7 +47,7 @@ pub enum Target {
 
 /// A packet on its way to another partition. `to` is already in the
 /// receiving partition's local indices (the sender knows the placement), so
-/// taking a transfer in is one calendar push.
+/// nothing is looked up on the way in.
 #[derive(Clone, Copy, Debug)]
 pub struct Transfer {
     /// Due slot, low 32 bits: sender and receiver are never 2^31 slots apart,
@@ -195,38 +195,49 @@ impl Outbox {
                     .collect()
             })
             .collect();
-        let ack_dest = (0..parts as u16)
-            .map(|j| {
-                if j == me {
-                    return WireEnd::LOCAL;
-                }
-                // No ring means no endpoints there: no ACK ever goes there.
-                rings[j as usize]
-                    .iter()
-                    .find(|&&(d, _)| d == ack_delay)
-                    .map_or(NO_RING, |&(_, k)| k)
-            })
-            .collect();
-        Outbox {
+        let mut outbox = Outbox {
             boxes: exchanges.iter().map(|_| Vec::new()).collect(),
             rings,
-            ack_dest,
+            ack_dest: Vec::new(),
             splits,
             entries: Vec::new(),
             me,
-        }
+        };
+        // No ring means no endpoints there: no ACK ever goes there.
+        outbox.ack_dest = (0..parts as u16)
+            .map(|j| outbox.find_dest(j, ack_delay).unwrap_or(NO_RING))
+            .collect();
+        outbox
     }
 
-    /// Where a packet for `part` sent with `delay` goes: `WireEnd::LOCAL` or
-    /// the box of its ring. For building wires; sends use the result.
-    fn dest(&self, part: u16, delay: u32) -> u16 {
+    /// Where a packet for `part` sent with `delay` goes: `WireEnd::LOCAL`, or
+    /// the box of its ring if there is one.
+    fn find_dest(&self, part: u16, delay: u32) -> Option<u16> {
         if part == self.me {
-            return WireEnd::LOCAL;
+            return Some(WireEnd::LOCAL);
         }
-        match self.rings[part as usize].iter().find(|&&(d, _)| d == delay) {
-            Some(&(_, k)) => k,
-            None => panic!("no ring towards partition {part} for delay {delay}"),
-        }
+        self.rings[part as usize]
+            .iter()
+            .find(|&&(d, _)| d == delay)
+            .map(|&(_, k)| k)
+    }
+
+    /// `find_dest` for a link that crosses: it has a ring (see
+    /// `Placement::exchanges`). For building wires; sends use the result.
+    fn dest(&self, part: u16, delay: u32) -> u16 {
+        self.find_dest(part, delay)
+            .unwrap_or_else(|| panic!("no ring towards partition {part} for delay {delay}"))
+    }
+
+    /// Target and destination of a packet entering a split switch at
+    /// `in_port` over a link of `delay`, to leave by a port of `part`, where
+    /// the switch's router is `idx`.
+    fn split_hop(&self, part: u16, idx: u32, in_port: PortId, delay: u32) -> (PackedTarget, u16) {
+        debug_assert_ne!(idx, NO_ROUTER);
+        (
+            PackedTarget::pack(Target::Switch { idx, port: in_port }),
+            self.dest(part, delay),
+        )
     }
 
     /// The end of a link with `latency` into split switch `split` at `in_port`.
@@ -236,10 +247,7 @@ impl Outbox {
             .by_dst
             .iter()
             .map(|hop| match *hop {
-                Some((part, idx)) => (
-                    PackedTarget::pack(Target::Switch { idx, port: in_port }),
-                    self.dest(part, latency),
-                ),
+                Some((part, idx)) => self.split_hop(part, idx, in_port, latency),
                 None => (PackedTarget(0), ROUTE_EACH),
             })
             .collect();
@@ -286,11 +294,7 @@ impl Outbox {
         let out = s.route.route(pkt, in_port);
         let part = s.port_part[out as usize];
         let idx = s.local[part as usize];
-        debug_assert_ne!(idx, NO_ROUTER);
-        (
-            PackedTarget::pack(Target::Switch { idx, port: in_port }),
-            self.dest(part, delay),
-        )
+        self.split_hop(part, idx, in_port, delay)
     }
 }
 
@@ -544,6 +548,9 @@ pub struct Shared {
     pub payload_bytes: u32,
     pub nic_capacity: usize,
     pub placement: Placement,
+    /// `placement.exchanges(..)`: the rings between partitions, made by the
+    /// runner and indexed the same way by every partition.
+    pub exchanges: Vec<Vec<(u16, u32)>>,
 }
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
@@ -691,10 +698,8 @@ impl<R: Router> Partition<R> {
                 ));
             }
         }
-        let all_exchanges = pl.exchanges(topo, shared.transport.ack_delay_slots);
-        let exchanges = all_exchanges[index].clone();
         let mut outbox = Outbox::new(
-            &exchanges,
+            &shared.exchanges[index],
             splits,
             index as u16,
             nparts,
@@ -729,7 +734,8 @@ impl<R: Router> Partition<R> {
         let mut max_delay = shared.transport.ack_delay_slots as u64;
         // Smallest delay of anything sent to this partition: how far it may
         // run ahead of the others without a packet arriving after its due slot.
-        let lookahead = all_exchanges
+        let lookahead = shared
+            .exchanges
             .iter()
             .flatten()
             .filter(|&&(to, _)| to as usize == index)
@@ -969,13 +975,8 @@ impl<R: Router> Partition<R> {
             let (a, b) = chunk.as_slices();
             let mut taken = 0;
             for tr in a.iter().chain(b) {
-                let arrive = full_slot(t, tr.arrive);
-                if arrive > t {
+                if self.due_slot(tr.arrive) > t {
                     break;
-                }
-                if arrive < t {
-                    self.stats.late_transfers += 1;
-                    self.stats.late_slots += t - arrive;
                 }
                 self.deliver_one(tr.to, tr.pkt, t);
                 taken += 1;
@@ -993,7 +994,7 @@ impl<R: Router> Partition<R> {
             let r = (to >> 16) as usize;
             debug_assert!(r < self.routers.len());
             // SAFETY: targets are only made from the placement's local
-            // router indices (in `new`, `entry_of_split`), and a partition
+            // router indices (in `new`, `Outbox::split_hop`), and a partition
             // holds a router for each local index of its own.
             unsafe { self.routers.get_unchecked_mut(r) }.receive(pkt, to as PortId, t);
         } else {
@@ -1535,6 +1536,19 @@ impl<R: Router> Partition<R> {
         self.inbound = inbound;
     }
 
+    /// The slot a transfer due at `low` (low 32 bits) is delivered in: its
+    /// due slot, or now if that has passed (loose synchronisation; counted).
+    #[inline]
+    fn due_slot(&mut self, low: u32) -> Slot {
+        let arrive = full_slot(self.now, low);
+        if arrive < self.now {
+            self.stats.late_transfers += 1;
+            self.stats.late_slots += self.now - arrive;
+            return self.now;
+        }
+        arrive
+    }
+
     /// Packets from other partitions into the calendar. Late ones are
     /// delivered in the current slot.
     #[inline(never)]
@@ -1542,12 +1556,7 @@ impl<R: Router> Partition<R> {
         let (now, mask) = (self.now, self.mask);
         debug_assert!(self.calendar.len() == mask as usize + 1);
         for tr in batch {
-            let mut arrive = full_slot(now, tr.arrive);
-            if arrive < now {
-                self.stats.late_transfers += 1;
-                self.stats.late_slots += now - arrive;
-                arrive = now;
-            }
+            let arrive = self.due_slot(tr.arrive);
             let d = Delivery {
                 to: tr.to,
                 pkt: tr.pkt,
@@ -1593,6 +1602,11 @@ mod tests {
         buffer_pkts: 64,
         latency_slots: 1,
     };
+
+    fn run_toml(text: &str) -> crate::output::Report {
+        let cfg: Config = toml::from_str(text).expect("test config");
+        run_config(&cfg).expect("valid test config")
+    }
 
     #[test]
     fn transfers_carry_the_due_slot_in_32_bits() {
@@ -1662,7 +1676,7 @@ mod tests {
 
     /// One ring per (receiver, delay): ToR-to-aggregation links (latency 3)
     /// enter the split aggregation switch, ACKs (delay 4) go between the
-    /// racks' endpoints; the lookahead is the smallest delay into a partition.
+    /// racks' endpoints.
     #[test]
     fn exchanges_have_one_ring_per_receiver_and_delay() {
         let uplink = LinkParams {
@@ -1712,8 +1726,7 @@ mod tests {
                 load = 0.8
                 sizes = "web_search"
                 "#;
-            let cfg: Config = toml::from_str(text).expect("test config");
-            run_config(&cfg).expect("valid test config")
+            run_toml(text)
         };
         let first = run();
         assert_eq!(first.summary.late_transfers, 0);
@@ -1755,8 +1768,7 @@ mod tests {
             {workload}
             "#
         );
-        let cfg: Config = toml::from_str(&text).expect("test config");
-        run_config(&cfg).expect("valid test config")
+        run_toml(&text)
     }
 
     /// A fat tree on 2 workers (cores split by pod) emulates the 1-worker
@@ -1786,8 +1798,7 @@ mod tests {
                 flow_bytes = 730000
                 "#
             );
-            let cfg: Config = toml::from_str(&text).expect("test config");
-            run_config(&cfg).expect("valid test config")
+            run_toml(&text)
         };
         let (one, two) = (run(1), run(2));
         assert_eq!(two.summary.threads, 2);

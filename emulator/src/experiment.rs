@@ -95,6 +95,7 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         endpoints: topo.endpoints.len(),
         payload_bytes: e.mtu_bytes - HEADER_BYTES,
         nic_capacity: NIC_BUFFER_PKTS,
+        exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
         placement: pl,
     });
     Ok(Setup {

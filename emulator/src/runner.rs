@@ -196,13 +196,10 @@ where
     } else {
         // One ring per (sender, receiver, delay): see `Placement::exchanges`.
         // Receivers get theirs by sender, then delay, as partitions expect.
-        let plan = setup
-            .shared
-            .placement
-            .exchanges(&setup.topo, setup.shared.transport.ack_delay_slots);
+        let plan = &setup.shared.exchanges;
         let mut producers: Vec<Vec<Producer<Transfer>>> = Vec::new();
         let mut consumers: Vec<Vec<Consumer<Transfer>>> = (0..nparts).map(|_| Vec::new()).collect();
-        for rings in &plan {
+        for rings in plan {
             let mut row = Vec::new();
             for &(to, _) in rings {
                 let (p, c) = RingBuffer::new(RING_TRANSFERS);
