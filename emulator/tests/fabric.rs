@@ -181,6 +181,16 @@ impl Client {
             Err(e) => panic!("{e}"),
         }
     }
+    /// Installs rule ops (one version-1 batch), which must be accepted; the answer.
+    fn apply_rules(&self, ops: Value) -> Value {
+        let (code, ans) = self.send(
+            "POST",
+            "/v1/rules",
+            &json!({"version": 1, "ops": ops}).to_string(),
+        );
+        assert_eq!(code, 200, "{ans}");
+        ans
+    }
     fn shutdown(self, f: RunningFabric) {
         let (code, _) = self.send("POST", "/v1/shutdown", "");
         assert_eq!(code, 204);
@@ -293,12 +303,7 @@ fn bad_requests_are_rejected_and_change_nothing() {
     let c = Client::new(&f);
     let good = json!({"op": "add", "switch": "of:0000000000000001", "priority": 100,
         "match": {"ethDst": "02:70:00:00:00:05"}, "actions": {"output": 3}});
-    let (code, _) = c.send(
-        "POST",
-        "/v1/rules",
-        &json!({"version": 1, "ops": [good]}).to_string(),
-    );
-    assert_eq!(code, 200);
+    c.apply_rules(json!([good]));
     let before = c.get("/v1/counters")["rules"].clone();
     let bad_rules = [
         "{not json".to_string(),
@@ -397,12 +402,7 @@ fn shadow_mac_flows_cross_the_fat_tree_and_mirrors_emit_real_frames() {
     let c = Client::new(&f);
     let topo = c.get("/v1/topology");
     let ops = shadow_plan(&topo, &[(0, 4), (1, 4)]);
-    let (code, ans) = c.send(
-        "POST",
-        "/v1/rules",
-        &json!({"version": 1, "ops": ops}).to_string(),
-    );
-    assert_eq!(code, 200, "{ans}");
+    let ans = c.apply_rules(json!(ops));
     assert_eq!(ans["applied"].as_u64().unwrap() as usize, ops.len());
     assert!(ans["appliedUs"].as_u64().unwrap() > 1_600_000_000_000_000);
 
@@ -587,12 +587,7 @@ fn a_moved_flow_is_reassembled_at_its_receiver() {
     let topo = c.get("/v1/topology");
     // Hosts 0 and 1 share an edge switch; their shadow trees leave it by the same (lowest) uplink.
     let ops = shadow_plan(&topo, &[(0, 4), (1, 5)]);
-    let (code, ans) = c.send(
-        "POST",
-        "/v1/rules",
-        &json!({"version": 1, "ops": ops}).to_string(),
-    );
-    assert_eq!(code, 200, "{ans}");
+    c.apply_rules(json!(ops));
     let bytes = 20_000_000u64;
     let (code, ans) = c.send("POST", "/v1/flows", &json!({"version": 1, "flows": [
         {"id": 21, "src": "00:00:00:00:00:01", "dst": "00:00:00:00:00:05", "bytes": bytes, "sport": 40021, "dport": 5001},
@@ -618,16 +613,10 @@ fn a_moved_flow_is_reassembled_at_its_receiver() {
         .as_u64()
         .unwrap();
     let other = *uplinks.iter().find(|&&p| p != used).unwrap();
-    let (code, ans) = c.send(
-        "POST",
-        "/v1/rules",
-        &json!({"version": 1, "ops": [
+    c.apply_rules(json!([
         {"op": "add", "switch": ssw, "priority": 2000,
          "match": {"ethSrc": hosts[0]["mac"], "ethDst": hosts[4]["mac"]},
-         "actions": {"setEthDst": "02:70:00:00:00:05", "output": other}}]})
-        .to_string(),
-    );
-    assert_eq!(code, 200, "{ans}");
+         "actions": {"setEthDst": "02:70:00:00:00:05", "output": other}}]));
     let flows = wait_flows_done(&c, 2);
     for fl in flows["flows"].as_array().unwrap() {
         assert_eq!(fl["sentBytes"], bytes, "{fl}");
@@ -719,9 +708,10 @@ fn interface_sink_sends_frames_over_a_veth() {
 
     let f = fabric("switch:16");
     let c = Client::new(&f);
-    let rules = json!({"version": 1, "ops": [{"op": "add", "switch": "of:0000000000000001", "priority": 10,
-        "match": {"ethDst": "00:00:00:00:00:02"}, "actions": {"output": 2}}]});
-    assert_eq!(c.send("POST", "/v1/rules", &rules.to_string()).0, 200);
+    c.apply_rules(
+        json!([{"op": "add", "switch": "of:0000000000000001", "priority": 10,
+        "match": {"ethDst": "00:00:00:00:00:02"}, "actions": {"output": 2}}]),
+    );
     let mirrors = json!({"version": 1, "sink": {"type": "interface", "name": a},
         "mirrors": [{"switch": "of:0000000000000001", "rspanVlan": 7, "rateBps": 2_000_000_000u64, "bufferBytes": 100_000, "snapLen": 128}]});
     let (code, ans) = c.send("PUT", "/v1/mirrors", &mirrors.to_string());
