@@ -187,7 +187,8 @@ public final class CongestionRerouter {
             load.markCongested(p);
         }
         double cap = load.capacity(p);
-        double need = need(p, reportedUtilisation.isPresent() ? reportedUtilisation.getAsDouble() * cap : 0);
+        double reported = reportedUtilisation.isPresent() ? reportedUtilisation.getAsDouble() * cap : 0;
+        double need = need(p, reported);
         if (need <= cap) {
             return List.of();
         }
@@ -201,8 +202,7 @@ public final class CongestionRerouter {
             }
             log.debug("relieve {}: need {} of {} MB/s, unexplained {};{}", port, String.format("%.1f", need / 1e6),
                       String.format("%.1f", cap / 1e6),
-                      String.format("%.1f", load.unexplained(p, reportedUtilisation.isPresent()
-                              ? reportedUtilisation.getAsDouble() * cap : 0) / 1e6), sb);
+                      String.format("%.1f", load.unexplained(p, reported) / 1e6), sb);
         }
         List<FlowMove> moves = new ArrayList<>();
         for (FabricLoad.PlacedFlow f : candidates) {
