@@ -7,8 +7,8 @@ import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.FabricLink;
 import org.planck.app.mirror.MirrorManager;
-import org.planck.app.routing.FatTreeFabric;
-import org.planck.app.shadow.ShadowRouteManager;
+import org.planck.app.routing.ShadowRouteManager;
+import org.planck.app.routing.algo.FatTreeFabric;
 
 import java.util.concurrent.ExecutorService;
 

@@ -16,9 +16,9 @@ import org.planck.api.fabric.FabricLink;
 import org.planck.api.fabric.ForwardingMap;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.RoutingUpdate;
-import org.planck.app.routing.FatTreeFabric;
-import org.planck.app.routing.InMemoryShadowMacAllocator;
-import org.planck.app.routing.ShadowRoutePlanner;
+import org.planck.app.routing.algo.FatTreeFabric;
+import org.planck.app.routing.algo.InMemoryShadowMacAllocator;
+import org.planck.app.routing.algo.ShadowRoutePlanner;
 
 import java.util.concurrent.TimeUnit;
 

@@ -20,11 +20,11 @@ import org.planck.api.fabric.FlowMove;
 import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
-import org.planck.app.routing.FatTreeFabric;
-import org.planck.app.routing.InMemoryShadowMacAllocator;
-import org.planck.app.routing.ShadowRoutePlanner;
-import org.planck.app.te.CongestionRerouter;
-import org.planck.app.te.FabricLoad;
+import org.planck.app.routing.algo.FatTreeFabric;
+import org.planck.app.routing.algo.InMemoryShadowMacAllocator;
+import org.planck.app.routing.algo.ShadowRoutePlanner;
+import org.planck.app.te.algo.CongestionRerouter;
+import org.planck.app.te.algo.FabricLoad;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -41,23 +41,23 @@ import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.ShadowPath;
 import org.planck.api.fabric.ShadowTree;
+import org.planck.api.te.Reroute;
 import org.planck.api.telemetry.FlowRateEvent;
 import org.planck.api.telemetry.IngestResult;
 import org.planck.api.telemetry.RateEstimator;
-import org.planck.api.telemetry.Reroute;
 import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryEvent;
 import org.planck.app.PlanckApp;
 import org.planck.app.metrics.PlanckMetrics;
-import org.planck.app.routing.FatTreeFabric;
-import org.planck.app.routing.InMemoryShadowMacAllocator;
-import org.planck.app.routing.ShadowRoutePlanner;
-import org.planck.app.shadow.ShadowFlowRules;
-import org.planck.app.te.FabricLoad;
+import org.planck.app.reroute.RerouteLog;
+import org.planck.app.routing.ShadowFlowRules;
+import org.planck.app.routing.algo.FatTreeFabric;
+import org.planck.app.routing.algo.InMemoryShadowMacAllocator;
+import org.planck.app.routing.algo.ShadowRoutePlanner;
+import org.planck.app.te.algo.FabricLoad;
+import org.planck.app.te.algo.TeLoop;
 import org.planck.app.telemetry.OsgiPropertyConstants;
-import org.planck.app.telemetry.RerouteManager;
 import org.planck.app.telemetry.TelemetryStateManager;
-import org.planck.app.trafficeng.TeLoop;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
@@ -83,7 +83,7 @@ import java.util.concurrent.TimeUnit;
  * of the flows on the port from the flow state, decides the moves, places each flow (a placement
  * map entry and one per-flow ingress FlowRule built as the shadow route component builds it,
  * submitted to a FlowRuleService adapter), records the latency in the metrics histogram and logs
- * the reroute (RerouteManager: log and event). The moves are undone between invocations, outside
+ * the reroute (RerouteLog: log and event). The moves are undone between invocations, outside
  * the measurement. Target p99 &lt;= 100 us.
  */
 @State(Scope.Thread)
@@ -245,12 +245,12 @@ public class TeLoopBenchmark {
         }
     }
 
-    private static RerouteManager rerouteLog() throws ReflectiveOperationException {
-        RerouteManager m = new RerouteManager();
+    private static RerouteLog rerouteLog() throws ReflectiveOperationException {
+        RerouteLog m = new RerouteLog();
         Field f = AbstractListenerManager.class.getDeclaredField("eventDispatcher");
         f.setAccessible(true);
         f.set(m, new EventDeliveryServiceAdapter());
-        Method activate = RerouteManager.class.getDeclaredMethod("activate");
+        Method activate = RerouteLog.class.getDeclaredMethod("activate");
         activate.setAccessible(true);
         activate.invoke(m);
         return m;

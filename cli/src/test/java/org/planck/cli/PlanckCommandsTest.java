@@ -1,10 +1,10 @@
 package org.planck.cli;
 
+import org.planck.api.MirrorMode;
 import org.planck.api.TestPlanckServices;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.Test;
-import org.planck.api.MirrorMode;
 
 import java.util.List;
 

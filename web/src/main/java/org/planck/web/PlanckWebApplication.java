@@ -1,13 +1,13 @@
 package org.planck.web;
 
 import org.onlab.rest.AbstractWebApplication;
+import org.planck.web.te.FlowRerouteResource;
+import org.planck.web.te.TeModeResource;
 import org.planck.web.telemetry.FlowsResource;
 import org.planck.web.telemetry.MetricsResource;
 import org.planck.web.telemetry.PortsResource;
 import org.planck.web.telemetry.RerouteLogResource;
 import org.planck.web.telemetry.TelemetryEventsResource;
-import org.planck.web.trafficeng.FlowRerouteResource;
-import org.planck.web.trafficeng.TeModeResource;
 
 import java.util.Set;
 

@@ -1,6 +1,5 @@
 package org.planck.web;
 
-import org.planck.api.TestPlanckServices;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -21,6 +20,7 @@ import org.planck.api.ForwardingMapService;
 import org.planck.api.MirrorMode;
 import org.planck.api.MirrorService;
 import org.planck.api.ShadowRouteService;
+import org.planck.api.TestPlanckServices;
 import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
 

@@ -1,8 +1,10 @@
 package org.planck.api.telemetry;
 
+import org.planck.api.FlowKey;
+import org.planck.api.te.Reroute;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.planck.api.FlowKey;
 
 /**
  * JSON views of flow records, port loads and ingest results, shared by REST and CLI so both

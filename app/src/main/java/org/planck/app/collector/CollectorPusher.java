@@ -2,8 +2,8 @@ package org.planck.app.collector;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.planck.api.CollectorPushStatus;
 import org.planck.api.CollectorForwardingMap;
+import org.planck.api.CollectorPushStatus;
 import org.planck.api.ForwardingMapCodec;
 import org.planck.api.config.CollectorConfig;
 import org.planck.api.config.PlanckSettings;

@@ -1,20 +1,20 @@
 package org.planck.app.metrics;
 
 import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.planck.api.CollectorPushStatus;
 import org.planck.api.ForwardingMapService;
 import org.planck.api.config.CollectorConfig;
 import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
-import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Reference;
-import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.planck.api.te.RerouteService;
 import org.planck.api.telemetry.FlowStateService;
 import org.planck.api.telemetry.PlanckCongestionListener;
 import org.planck.api.telemetry.PlanckMetricsService;
 import org.planck.api.telemetry.PortLoadService;
-import org.planck.api.telemetry.RerouteService;
 import org.planck.api.telemetry.TelemetryIngestService;
 import org.slf4j.Logger;
 

@@ -1,5 +1,5 @@
 /**
- * Shadow-MAC routing: topology generators, shadow tree construction, the rule planner,
- * recomputation after topology changes and shadow MAC allocation. Plain Java, no ONOS services.
+ * Shadow-MAC routing inside ONOS: reads the live topology and hosts, plans shadow trees with
+ * {@code routing.algo} and installs and replaces their flow rules. ONOS components.
  */
 package org.planck.app.routing;

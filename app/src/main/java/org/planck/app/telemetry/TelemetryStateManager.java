@@ -41,6 +41,10 @@ import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.api.telemetry.TelemetryEvent;
 import org.planck.api.telemetry.TelemetryIngestService;
+import org.planck.app.telemetry.algo.CollectorCongestion;
+import org.planck.app.telemetry.algo.FlowAtSwitch;
+import org.planck.app.telemetry.algo.PortCongestionTracker;
+import org.planck.app.telemetry.algo.PortLoadLedger;
 import org.slf4j.Logger;
 
 import java.io.InputStream;

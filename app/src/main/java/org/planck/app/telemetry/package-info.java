@@ -1,4 +1,6 @@
 /**
- * Telemetry ingestion, flow and port state, congestion detection, reroute log and port-statistics polling.
+ * Telemetry inside ONOS: collector event ingestion, distributed flow and port state, and
+ * port-statistics polling. ONOS components; the congestion and load bookkeeping they use is plain
+ * Java in {@code telemetry.algo}.
  */
 package org.planck.app.telemetry;

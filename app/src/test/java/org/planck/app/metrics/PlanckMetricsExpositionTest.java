@@ -7,15 +7,15 @@ import org.onlab.packet.MacAddress;
 import org.planck.api.CollectorForwardingMap;
 import org.planck.api.CollectorPushStatus;
 import org.planck.api.ForwardingMapService;
-import org.planck.app.PlanckTestBed;
-import org.planck.app.TestConfigs;
+import org.planck.api.te.PlanckRerouteEvent;
+import org.planck.api.te.Reroute;
 import org.planck.api.telemetry.CongestionState;
-import org.planck.api.telemetry.PlanckRerouteEvent;
-import org.planck.api.telemetry.Reroute;
 import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryEvent;
+import org.planck.app.PlanckTestBed;
+import org.planck.app.TestConfigs;
+import org.planck.app.reroute.RerouteLog;
 import org.planck.app.telemetry.ManualClock;
-import org.planck.app.telemetry.RerouteManager;
 import org.planck.app.telemetry.TelemetryFixtures;
 import org.planck.app.telemetry.TelemetryStateManager;
 import org.planck.app.telemetry.TestFabric;
@@ -49,7 +49,7 @@ public class PlanckMetricsExpositionTest {
     public static final Path EXPOSITION_FILE = Paths.get("target", "planck-metrics.prom");
 
     private TelemetryStateManager telemetry;
-    private RerouteManager reroutes;
+    private RerouteLog reroutes;
     private PlanckMetricsManager metrics;
 
     @Before

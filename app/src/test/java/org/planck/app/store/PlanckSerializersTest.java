@@ -8,8 +8,8 @@ import org.onosproject.net.DeviceId;
 import org.onosproject.net.PortNumber;
 import org.planck.api.FlowKey;
 import org.planck.api.MirrorMode;
-import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.MirrorSession;
+import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.ShadowPathId;
 
 import java.util.List;

@@ -12,6 +12,9 @@ import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.FlowRateEvent;
 import org.planck.api.telemetry.PortCongestionNotice;
 import org.planck.api.telemetry.RateEstimator;
+import org.planck.app.SyncEventDelivery;
+import org.planck.app.reroute.ActiveRerouteLogs;
+import org.planck.app.reroute.RerouteLog;
 
 import java.util.Dictionary;
 import java.util.Hashtable;
@@ -44,11 +47,8 @@ public final class TelemetryFixtures {
     }
 
     /** Activates a reroute log with synchronous event delivery. */
-    public static RerouteManager rerouteManager() {
-        RerouteManager m = new RerouteManager();
-        NetTestTools.injectEventDispatcher(m, new SyncEventDelivery());
-        m.activate();
-        return m;
+    public static RerouteLog rerouteManager() {
+        return ActiveRerouteLogs.activated();
     }
 
     /** Deactivates a manager made by {@link #manager}. */

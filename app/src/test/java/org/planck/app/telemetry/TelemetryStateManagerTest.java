@@ -17,6 +17,9 @@ import org.planck.api.telemetry.PlanckCongestionEvent;
 import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.api.telemetry.TelemetryEvent;
+import org.planck.app.SyncEventDelivery;
+import org.planck.app.telemetry.algo.CollectorCongestion;
+import org.planck.app.telemetry.algo.FlowAtSwitch;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;

@@ -5,8 +5,8 @@ import org.apache.karaf.shell.api.action.Command;
 import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.onosproject.cli.AbstractShellCommand;
-import org.planck.api.telemetry.Reroute;
-import org.planck.api.telemetry.RerouteService;
+import org.planck.api.te.Reroute;
+import org.planck.api.te.RerouteService;
 import org.planck.api.telemetry.TelemetryJson;
 
 import java.time.Instant;

@@ -9,10 +9,10 @@ import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.MalformedBatchException;
 import org.planck.api.telemetry.RateEstimator;
 import org.planck.api.telemetry.TelemetryBatchCodec;
-import org.planck.app.routing.FatTreeFabric;
-import org.planck.app.routing.InMemoryShadowMacAllocator;
-import org.planck.app.routing.ShadowRoutePlanner;
-import org.planck.app.trafficeng.TeLoop;
+import org.planck.app.routing.algo.FatTreeFabric;
+import org.planck.app.routing.algo.InMemoryShadowMacAllocator;
+import org.planck.app.routing.algo.ShadowRoutePlanner;
+import org.planck.app.te.algo.TeLoop;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -4,6 +4,7 @@ import org.onlab.packet.IpAddress;
 import org.onosproject.net.DeviceId;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricHost;
+import org.planck.api.te.TeMode;
 import org.planck.lab.control.CollectorClient;
 import org.planck.lab.control.CollectorForwarding;
 import org.planck.lab.control.LabController;
@@ -317,7 +318,7 @@ public final class ExperimentRunner {
 
         ScheduledExecutorService poller = null;
         AtomicLong pollErrors = new AtomicLong();
-        if (mode.te() == org.planck.lab.control.TeMode.POLL) {
+        if (mode.te() == TeMode.POLL) {
             poller = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "lab-poll");
                 t.setDaemon(true);

@@ -4,7 +4,7 @@ import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.style.markers.SeriesMarkers;
-import org.planck.api.telemetry.Reroute;
+import org.planck.api.te.Reroute;
 import org.planck.lab.control.LoopLatencyLog;
 
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package org.planck.lab.experiment;
 
-import org.planck.lab.control.TeMode;
+import org.planck.api.te.TeMode;
 
 /**
  * The routing modes compared by the experiment (Planck, SIGCOMM'14, section 7).

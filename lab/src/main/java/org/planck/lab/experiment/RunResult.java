@@ -1,7 +1,7 @@
 package org.planck.lab.experiment;
 
 import com.google.common.collect.ImmutableList;
-import org.planck.api.telemetry.Reroute;
+import org.planck.api.te.Reroute;
 import org.planck.lab.control.LoopLatencyLog;
 
 import java.util.ArrayList;

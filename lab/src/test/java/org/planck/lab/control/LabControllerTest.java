@@ -10,6 +10,7 @@ import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.ShadowPath;
+import org.planck.api.te.TeMode;
 import org.planck.api.telemetry.IngestResult;
 import org.planck.api.telemetry.MalformedBatchException;
 import org.planck.api.telemetry.TelemetryBatch;

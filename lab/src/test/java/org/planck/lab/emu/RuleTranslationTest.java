@@ -10,9 +10,9 @@ import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.PlannedRule;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.RuleKind;
-import org.planck.app.routing.FatTreeFabric;
-import org.planck.app.routing.InMemoryShadowMacAllocator;
-import org.planck.app.routing.ShadowRoutePlanner;
+import org.planck.app.routing.algo.FatTreeFabric;
+import org.planck.app.routing.algo.InMemoryShadowMacAllocator;
+import org.planck.app.routing.algo.ShadowRoutePlanner;
 
 import java.util.ArrayList;
 import java.util.EnumSet;

@@ -3,8 +3,8 @@ package org.planck.web.telemetry;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.onosproject.rest.AbstractWebResource;
-import org.planck.api.telemetry.Reroute;
-import org.planck.api.telemetry.RerouteService;
+import org.planck.api.te.Reroute;
+import org.planck.api.te.RerouteService;
 import org.planck.api.telemetry.TelemetryJson;
 
 import javax.ws.rs.GET;

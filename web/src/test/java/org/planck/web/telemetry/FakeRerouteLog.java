@@ -1,9 +1,9 @@
 package org.planck.web.telemetry;
 
-import org.planck.api.telemetry.PlanckRerouteEvent;
-import org.planck.api.telemetry.PlanckRerouteListener;
-import org.planck.api.telemetry.Reroute;
-import org.planck.api.telemetry.RerouteService;
+import org.planck.api.te.PlanckRerouteEvent;
+import org.planck.api.te.PlanckRerouteListener;
+import org.planck.api.te.Reroute;
+import org.planck.api.te.RerouteService;
 
 import java.util.List;
 

@@ -47,7 +47,7 @@ public class TelemetryResourcesTest extends ResourceTest {
     private final ObjectMapper mapper = new ObjectMapper();
     private FakeTelemetry telemetry;
     private String example;
-    private java.util.List<org.planck.api.telemetry.Reroute> reroutes;
+    private java.util.List<org.planck.api.te.Reroute> reroutes;
 
     public TelemetryResourcesTest() {
         super(ResourceConfig.forApplicationClass(PlanckWebApplication.class));
@@ -68,9 +68,9 @@ public class TelemetryResourcesTest extends ResourceTest {
             }
         };
         reroutes = new java.util.ArrayList<>();
-        org.planck.api.telemetry.RerouteService rerouteLog = new FakeRerouteLog(reroutes);
+        org.planck.api.te.RerouteService rerouteLog = new FakeRerouteLog(reroutes);
         ServiceDirectory dir = new TestServiceDirectory()
-                .add(org.planck.api.telemetry.RerouteService.class, rerouteLog)
+                .add(org.planck.api.te.RerouteService.class, rerouteLog)
                 .add(TelemetryIngestService.class, telemetry)
                 .add(FlowStateService.class, telemetry)
                 .add(PortLoadService.class, telemetry)
@@ -215,10 +215,10 @@ public class TelemetryResourcesTest extends ResourceTest {
     public void theRerouteLogListsNewestFirstWithLatencies() throws Exception {
         org.planck.api.FlowKey flow = org.planck.api.FlowKey.of(IpAddress.valueOf("10.0.0.1"),
                 IpAddress.valueOf("10.0.0.9"), 6, 41234, 5201);
-        reroutes.add(new org.planck.api.telemetry.Reroute(flow,
+        reroutes.add(new org.planck.api.te.Reroute(flow,
                 org.onosproject.net.ConnectPoint.deviceConnectPoint("of:0000000000000001/3"), 0, 2,
                 MacAddress.valueOf("02:70:00:00:00:29"), 87, 1000));
-        reroutes.add(new org.planck.api.telemetry.Reroute(flow, null, 2, 1,
+        reroutes.add(new org.planck.api.te.Reroute(flow, null, 2, 1,
                 MacAddress.valueOf("02:70:00:00:00:19"), 0, 900));
         JsonNode body = mapper.readTree(target("v1/reroutes").request().get(String.class));
         assertEquals(2, body.get("total").asInt());

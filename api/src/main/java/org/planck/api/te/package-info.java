@@ -1,0 +1,5 @@
+/**
+ * Traffic engineering: the TE mode (Static, Poll, Planck), the TE service, reroutes and their
+ * events and log.
+ */
+package org.planck.api.te;

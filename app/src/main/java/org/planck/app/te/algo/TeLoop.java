@@ -1,0 +1,562 @@
+package org.planck.app.te.algo;
+
+import org.onlab.packet.MacAddress;
+import org.onosproject.net.ConnectPoint;
+import org.planck.api.FlowKey;
+import org.planck.api.FlowPlacements;
+import org.planck.api.fabric.FabricHost;
+import org.planck.api.fabric.FlowMove;
+import org.planck.api.fabric.FlowPlacement;
+import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.fabric.ShadowPathId;
+import org.planck.api.fabric.ShadowTree;
+import org.planck.api.te.PlanckRerouteEvent;
+import org.planck.api.te.Reroute;
+import org.planck.api.te.RerouteRejectedException;
+import org.planck.api.te.RerouteReporter;
+import org.planck.api.telemetry.FlowRecord;
+import org.planck.api.telemetry.FlowStateService;
+import org.planck.api.telemetry.PortLoad;
+import org.slf4j.Logger;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.function.LongConsumer;
+
+import static com.google.common.base.Preconditions.checkArgument;
+import static com.google.common.base.Preconditions.checkNotNull;
+import static org.planck.api.te.RerouteRejectedException.Reason.NOT_ROUTED;
+import static org.planck.api.te.RerouteRejectedException.Reason.PATH_OUT_OF_RANGE;
+import static org.planck.api.te.RerouteRejectedException.Reason.UNKNOWN_FLOW;
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * The traffic-engineering loop between telemetry and shadow routes. It keeps a {@link FabricLoad}
+ * in line with the live flows (rate: the largest estimate any switch reported; path: the flow's
+ * placement, else its host pair's hash default), runs {@link CongestionRerouter} on a congested
+ * port, and applies each move as one per-flow placement ({@link FlowPlacements#placeFlow}: one
+ * ingress-edge rule). Every move is reported to the reroute reporter with its decision latency
+ * (receipt of the triggering telemetry to submission of the placement), which also goes to the
+ * latency sink.
+ *
+ * <p>It also holds the policy of when to act: {@link #onNotice} (a collector's congestion
+ * notice), {@link #onPortLoads} (Poll mode's port statistics) and {@link #relieveOverloaded}
+ * (ports congested or over the threshold in the load view).</p>
+ *
+ * <p>It sees the world through three narrow interfaces only, so the same class runs inside the
+ * ONOS component ({@code ShadowRouteService}, {@code FlowStateService}, {@code RerouteService}),
+ * in the lab on the emulated fabric, in tests and in benchmarks. Not thread-safe: the caller
+ * serialises all calls.</p>
+ */
+public final class TeLoop {
+    private final Logger log = getLogger(getClass());
+    private final FlowPlacements routes;
+    private final FlowStateService flowState;
+    private final RerouteReporter reroutes;
+    private final LongConsumer latencyMicros;
+
+    private double threshold = 0.8;
+    private long dampingNanos = 100_000_000L;
+    private double elephantFraction = FabricLoad.DEFAULT_ELEPHANT_FRACTION;
+    private FabricLoad load;
+    private CongestionRerouter rerouter;
+    /** Ports marked congested; re-marked when the load view is rebuilt for a new plan. */
+    private final Set<ConnectPoint> congested = new HashSet<>();
+    /**
+     * Utilisation reported with a congestion that was marked but not yet acted on (this node was
+     * not the leader then); a later relief of the port uses it once.
+     */
+    private final Map<ConnectPoint, Double> unhandled = new HashMap<>();
+    /** Ports carrying a measured load (Poll mode). */
+    private final Set<ConnectPoint> measured = new HashSet<>();
+
+    /**
+     * Creates a loop.
+     *
+     * @param routes        routing plan and flow placements
+     * @param flowState     live flow rates
+     * @param reroutes      where moves are reported (reroute log and events)
+     * @param latencyMicros receives each move's decision latency in µs (the metrics histogram)
+     */
+    public TeLoop(FlowPlacements routes, FlowStateService flowState, RerouteReporter reroutes,
+                  LongConsumer latencyMicros) {
+        this.routes = checkNotNull(routes, "routes");
+        this.flowState = checkNotNull(flowState, "flowState");
+        this.reroutes = checkNotNull(reroutes, "reroutes");
+        this.latencyMicros = checkNotNull(latencyMicros, "latencyMicros");
+    }
+
+    /**
+     * Sets the congestion threshold, damping interval and elephant fraction.
+     *
+     * @param thresholdFraction fraction of port capacity, (0, 1]
+     * @param dampingMillis     a moved flow stays put this long, ms, >= 0
+     * @param elephantFraction  fraction of its host link at which a flow is planned with its
+     *                          demand ({@link FabricLoad}), [0, 1]; 0 plans with measured rates
+     */
+    public void configure(double thresholdFraction, long dampingMillis, double elephantFraction) {
+        checkArgument(thresholdFraction > 0 && thresholdFraction <= 1, "threshold must be in (0, 1]");
+        checkArgument(dampingMillis >= 0, "damping must be >= 0");
+        checkArgument(elephantFraction >= 0 && elephantFraction <= 1, "elephant fraction must be in [0, 1]");
+        this.threshold = thresholdFraction;
+        this.dampingNanos = dampingMillis * 1_000_000L;
+        this.elephantFraction = elephantFraction;
+        if (rerouter != null) {
+            rerouter.configure(threshold, dampingNanos);
+            load.setElephantFraction(elephantFraction);
+        }
+    }
+
+    public double threshold() {
+        return threshold;
+    }
+
+    /**
+     * Follows the plan in force: a new plan rebases the load view and re-reads the flows.
+     *
+     * @return false if no plan is in force
+     */
+    private boolean onPlan() {
+        RoutingPlan p = routes.plan().orElse(null);
+        if (p == null) {
+            load = null;
+            rerouter = null;
+            return false;
+        }
+        if (load == null) {
+            load = new FabricLoad(p);
+            load.setElephantFraction(elephantFraction);
+            rerouter = new CongestionRerouter(load, threshold, dampingNanos);
+            congested.forEach(rerouter::markCongested);
+        } else if (load.plan() != p) {
+            // Flows, congestion marks, measured loads and damping survive; flows whose path is
+            // gone are dropped by the rebase and re-placed (default or placement) right away.
+            load.rebase(p);
+            syncFlows();
+        }
+        return true;
+    }
+
+    /**
+     * Re-reads every live flow: places new ones, updates rates and paths, drops ended ones.
+     * Cost is linear in the live flows; it runs periodically, not per decision.
+     *
+     * @return flows tracked afterwards (0 if no plan is in force)
+     */
+    public int sync() {
+        if (!onPlan()) {
+            return 0;
+        }
+        syncFlows();
+        return load.flowCount();
+    }
+
+    private void syncFlows() {
+        Map<FlowKey, Double> rates = new HashMap<>();
+        for (FlowRecord r : flowState.flows()) {
+            rates.merge(r.flow(), r.bytesPerSec(), Math::max);
+        }
+        Map<FlowKey, FlowPlacement> placed = routes.placements();
+        for (Map.Entry<FlowKey, Double> e : rates.entrySet()) {
+            track(e.getKey(), e.getValue(), placed.get(e.getKey()));
+        }
+        for (FlowKey f : new ArrayList<>(load.placements().keySet())) {
+            if (!rates.containsKey(f)) {
+                load.remove(f);
+            }
+        }
+    }
+
+    /**
+     * Re-reads a few flows (e.g. after their placement changed elsewhere).
+     *
+     * @param flows the flows
+     */
+    public void resync(Collection<FlowKey> flows) {
+        if (!onPlan()) {
+            return;
+        }
+        Map<FlowKey, FlowPlacement> placed = routes.placements();
+        for (FlowKey f : flows) {
+            double rate = -1;
+            for (FlowRecord r : flowState.flows(f)) {
+                rate = Math.max(rate, r.bytesPerSec());
+            }
+            if (rate < 0) {
+                load.remove(f);
+            } else {
+                track(f, rate, placed.get(f));
+            }
+        }
+    }
+
+    /** Places or updates one flow in the load view; false if its hosts or path are unknown. */
+    private boolean track(FlowKey flow, double rate, FlowPlacement placement) {
+        RoutingPlan p = load.plan();
+        FabricHost s = p.graph().hostByIp(flow.src()).orElse(null);
+        FabricHost d = p.graph().hostByIp(flow.dst()).orElse(null);
+        if (s == null || d == null) {
+            load.remove(flow);
+            return false;
+        }
+        int index;
+        if (placement != null && placement.src().equals(s.mac()) && placement.dst().equals(d.mac())) {
+            index = placement.pathIndex();
+        } else {
+            index = p.defaultPathIndex(s.mac(), d.mac()).orElse(0);
+        }
+        Optional<FlowPlacement> cur = load.placement(flow);
+        if (cur.isPresent() && cur.get().pathIndex() == index && cur.get().src().equals(s.mac())
+                && cur.get().dst().equals(d.mac())) {
+            if (cur.get().rateBytesPerSec() != rate) {
+                load.updateRate(flow, rate);
+            }
+            return true;
+        }
+        try {
+            load.place(flow, FlowPlacement.of(s.mac(), d.mac(), index, rate));
+            return true;
+        } catch (IllegalArgumentException e) {
+            load.remove(flow);
+            return false;
+        }
+    }
+
+    /**
+     * Marks a port congested without acting (no flow is moved onto it).
+     *
+     * @param port        egress port
+     * @param utilisation utilisation reported with the congestion, if any; a later
+     *                    {@link #relieve} without its own report uses it
+     */
+    public void markCongested(ConnectPoint port, OptionalDouble utilisation) {
+        congested.add(port);
+        if (utilisation.isPresent()) {
+            unhandled.put(port, utilisation.getAsDouble());
+        }
+        if (onPlan()) {
+            rerouter.markCongested(port);
+        }
+    }
+
+    /**
+     * Clears a port's congestion mark.
+     *
+     * @param port egress port
+     */
+    public void clearCongested(ConnectPoint port) {
+        congested.remove(port);
+        unhandled.remove(port);
+        if (rerouter != null) {
+            rerouter.clearCongested(port);
+        }
+    }
+
+    /**
+     * Whether a port is marked congested.
+     *
+     * @param port egress port
+     * @return true if marked
+     */
+    public boolean isCongested(ConnectPoint port) {
+        return congested.contains(port);
+    }
+
+    /**
+     * Relieves a congested port: refreshes the rates of the flows the collectors saw leave by it,
+     * decides the moves and applies each as one placement. A port with a measured utilisation
+     * (reported now or with an earlier, unhandled congestion) is marked congested until cleared;
+     * a relief on the load view alone leaves no mark, as nothing would clear it.
+     *
+     * @param port          the congested egress port
+     * @param utilisation   the utilisation reported with the trigger, if any (else one reported
+     *                      with an earlier, unhandled congestion of the port)
+     * @param receivedNanos {@link System#nanoTime()} when the triggering telemetry was received
+     * @return the reroutes applied, in decision order
+     */
+    public List<Reroute> relieve(ConnectPoint port, OptionalDouble utilisation, long receivedNanos) {
+        Double earlier = unhandled.remove(port);
+        if (utilisation.isEmpty() && earlier != null) {
+            utilisation = OptionalDouble.of(earlier);
+        }
+        if (utilisation.isPresent()) {
+            congested.add(port);
+        }
+        if (!onPlan()) {
+            return List.of();
+        }
+        Map<FlowKey, FlowPlacement> placed = null;
+        for (FlowRecord r : flowState.flowsOn(port)) {
+            Optional<FlowPlacement> cur = load.placement(r.flow());
+            if (cur.isPresent()) {
+                if (cur.get().rateBytesPerSec() < r.bytesPerSec()) {
+                    load.updateRate(r.flow(), r.bytesPerSec());
+                }
+            } else {
+                if (placed == null) {
+                    placed = routes.placements();
+                }
+                track(r.flow(), r.bytesPerSec(), placed.get(r.flow()));
+            }
+        }
+        List<FlowMove> moves = rerouter.relieve(port, utilisation, System.nanoTime());
+        if (moves.isEmpty()) {
+            return List.of();
+        }
+        List<Reroute> done = new ArrayList<>(moves.size());
+        for (FlowMove m : moves) {
+            MacAddress src = m.from().src();
+            MacAddress dst = m.from().dst();
+            try {
+                routes.placeFlow(m.flow(), src, dst, m.toIndex());
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                // Routes changed under the decision: put the flow back where it is.
+                log.warn("Move of {} to path {} not applied: {}", m.flow(), m.toIndex(), e.getMessage());
+                load.place(m.flow(), m.from());
+                continue;
+            }
+            long latency = Math.max(0, (System.nanoTime() - receivedNanos) / 1000);
+            Reroute r = new Reroute(m.flow(), port, m.fromIndex(), m.toIndex(), shadowMac(dst, m.toIndex()),
+                    latency, System.currentTimeMillis());
+            latencyMicros.accept(latency);
+            reroutes.report(PlanckRerouteEvent.Type.FLOW_REROUTED, r);
+            done.add(r);
+        }
+        return done;
+    }
+
+    /**
+     * A collector's congestion notice (PLANCK mode): CLEARED lifts the port's mark; CONGESTED
+     * relieves the port now on the node that acts (the leader), and only marks it elsewhere (the
+     * utilisation is then used once, by the next relief of the port). The utilisation counts for
+     * that decision only, and only the part of it the port's known flows do not account for: it
+     * was measured at the moment the port's noisy load crossed the threshold, so it is biased
+     * high, and kept as a floor it would make a port that stays busy look over-subscribed
+     * until it clears, moving flow after flow off it.
+     *
+     * @param port          the port
+     * @param congested     CONGESTED (true) or CLEARED
+     * @param utilisation   the utilisation the collector measured, if any
+     * @param act           whether this node moves flows (the leader)
+     * @param receivedNanos when the notice was received
+     * @return the reroutes applied
+     */
+    public List<Reroute> onNotice(ConnectPoint port, boolean congested, OptionalDouble utilisation, boolean act,
+                                  long receivedNanos) {
+        if (!congested) {
+            clearCongested(port);
+            return List.of();
+        }
+        if (!act) {
+            markCongested(port, utilisation);
+            return List.of();
+        }
+        return relieve(port, utilisation, receivedNanos);
+    }
+
+    /**
+     * Poll mode: takes measured port loads as a floor under the flow-rate view, relieves every
+     * port over the threshold (marking it) and clears the marks of ports back under it.
+     *
+     * @param loads         polled loads by port
+     * @param act           whether this node moves flows (the leader)
+     * @param receivedNanos when the loads were read
+     * @return the reroutes applied
+     */
+    public List<Reroute> onPortLoads(Map<ConnectPoint, PortLoad> loads, boolean act, long receivedNanos) {
+        reportMeasured(loads);
+        List<Reroute> done = new ArrayList<>();
+        for (PortLoad l : loads.values()) {
+            ConnectPoint cp = l.port();
+            double u = utilisation(cp);
+            if (u > threshold) {
+                // The relief weighs what was measured, not the view's demand-based estimate.
+                OptionalDouble measuredNow = OptionalDouble.of(l.utilization());
+                if (act) {
+                    done.addAll(relieve(cp, measuredNow, receivedNanos));
+                } else {
+                    markCongested(cp, measuredNow);
+                }
+            } else if (isCongested(cp)) {
+                clearCongested(cp);
+            }
+        }
+        return done;
+    }
+
+    /**
+     * PLANCK mode's check of the load view: relieves the given ports (e.g. ones a collector
+     * reported congested) and every port over the threshold in the view, so flows whose damping
+     * expired, or whose demand just became known, can move.
+     *
+     * @param alsoCongested ports to relieve besides those over the threshold
+     * @param receivedNanos when the triggering telemetry was received
+     * @return the reroutes applied
+     */
+    public List<Reroute> relieveOverloaded(Collection<ConnectPoint> alsoCongested, long receivedNanos) {
+        if (!onPlan()) {
+            return List.of();
+        }
+        Set<ConnectPoint> hot = new LinkedHashSet<>(alsoCongested);
+        hot.addAll(load.portsAbove(threshold));
+        List<Reroute> done = new ArrayList<>();
+        for (ConnectPoint cp : hot) {
+            done.addAll(relieve(cp, OptionalDouble.empty(), receivedNanos));
+        }
+        return done;
+    }
+
+    /**
+     * Ports marked congested (by notices or polled loads) and not cleared.
+     *
+     * @return a copy
+     */
+    public Set<ConnectPoint> congestedPorts() {
+        return new HashSet<>(congested);
+    }
+
+    private MacAddress shadowMac(MacAddress dst, int index) {
+        return load.plan().tree(ShadowPathId.of(dst, index)).map(ShadowTree::shadowMac).orElse(MacAddress.NONE);
+    }
+
+    /**
+     * Moves a flow to a path by hand.
+     *
+     * @param flow          the flow
+     * @param pathIndex     target shadow path index
+     * @param receivedNanos when the request was received
+     * @return the reroute, as logged
+     * @throws RerouteRejectedException unknown flow, index not one of its paths, or no routes
+     */
+    public Reroute reroute(FlowKey flow, int pathIndex, long receivedNanos) throws RerouteRejectedException {
+        checkNotNull(flow, "flow");
+        if (!onPlan()) {
+            throw new RerouteRejectedException(NOT_ROUTED, "shadow routes are not in force");
+        }
+        Optional<FlowPlacement> cur = load.placement(flow);
+        if (cur.isEmpty()) {
+            double rate = -1;
+            for (FlowRecord r : flowState.flows(flow)) {
+                rate = Math.max(rate, r.bytesPerSec());
+            }
+            if (rate < 0) {
+                throw new RerouteRejectedException(UNKNOWN_FLOW, "no live flow " + flow);
+            }
+            if (!track(flow, rate, routes.placements().get(flow))) {
+                throw new RerouteRejectedException(UNKNOWN_FLOW, "hosts of flow " + flow + " are not routed");
+            }
+            cur = load.placement(flow);
+        }
+        FlowPlacement from = cur.orElseThrow();
+        int paths = load.plan().trees(from.dst()).size();
+        if (pathIndex < 0) {
+            throw new RerouteRejectedException(PATH_OUT_OF_RANGE,
+                    "path " + pathIndex + " out of range: the flow has paths 0.." + (paths - 1));
+        }
+        try {
+            load.plan().flowRule(flow, from.src(), from.dst(), pathIndex);
+        } catch (IllegalArgumentException e) {
+            throw new RerouteRejectedException(PATH_OUT_OF_RANGE, "path " + pathIndex + " out of range for "
+                    + flow + " (" + paths + " paths toward its destination): " + e.getMessage());
+        }
+        routes.placeFlow(flow, from.src(), from.dst(), pathIndex);
+        load.place(flow, from.withPathIndex(pathIndex));
+        rerouter.noteMoved(flow, System.nanoTime());
+        long latency = Math.max(0, (System.nanoTime() - receivedNanos) / 1000);
+        Reroute r = new Reroute(flow, null, from.pathIndex(), pathIndex, shadowMac(from.dst(), pathIndex), latency,
+                System.currentTimeMillis());
+        reroutes.report(PlanckRerouteEvent.Type.FLOW_REROUTED_MANUALLY, r);
+        return r;
+    }
+
+    /**
+     * Records polled port loads (Poll mode) as a floor under the flow-rate sums.
+     *
+     * @param loads polled loads by port
+     */
+    public void reportMeasured(Map<ConnectPoint, PortLoad> loads) {
+        if (!onPlan()) {
+            return;
+        }
+        for (PortLoad l : loads.values()) {
+            if (load.reportPortLoad(l.port(), l.loadBps() / 8.0)) {
+                measured.add(l.port());
+            }
+        }
+    }
+
+    /**
+     * Forgets every measured port load (leaving Poll mode).
+     */
+    public void clearMeasured() {
+        if (load != null) {
+            measured.forEach(load::clearPortLoad);
+        }
+        measured.clear();
+    }
+
+    /**
+     * Utilisation of a port in the load view (demand sum plus measured load no known flow
+     * accounts for).
+     *
+     * @param port egress port
+     * @return fraction of capacity, 0 for unknown ports or without a plan
+     */
+    public double utilisation(ConnectPoint port) {
+        return onPlan() ? load.utilisation(port) : 0;
+    }
+
+    /**
+     * Ports whose load-view utilisation exceeds the threshold.
+     *
+     * @return ports, empty without a plan
+     */
+    public List<ConnectPoint> portsOverThreshold() {
+        return onPlan() ? load.portsAbove(threshold) : List.of();
+    }
+
+    /**
+     * Flows the load view tracks.
+     *
+     * @return count
+     */
+    public int trackedFlows() {
+        return load == null ? 0 : load.flowCount();
+    }
+
+    /**
+     * The path index a flow is on in the load view.
+     *
+     * @param flow the flow
+     * @return index, or empty if not tracked
+     */
+    public Optional<Integer> pathIndex(FlowKey flow) {
+        return load == null ? Optional.empty() : load.placement(flow).map(FlowPlacement::pathIndex);
+    }
+
+    /**
+     * Removes every per-flow placement (entering Static mode): flows follow their hash default.
+     *
+     * @return placements removed
+     */
+    public int clearPlacements() {
+        int n = 0;
+        for (FlowKey f : routes.placements().keySet()) {
+            if (routes.removeFlow(f)) {
+                n++;
+            }
+        }
+        if (onPlan()) {
+            syncFlows();
+        }
+        return n;
+    }
+}

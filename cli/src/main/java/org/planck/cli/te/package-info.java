@@ -1,0 +1,4 @@
+/**
+ * CLI of traffic engineering: TE mode and manual reroutes.
+ */
+package org.planck.cli.te;

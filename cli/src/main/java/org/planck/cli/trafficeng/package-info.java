@@ -1,4 +1,0 @@
-/**
- * CLI of traffic engineering: TE mode and manual reroutes.
- */
-package org.planck.cli.trafficeng;

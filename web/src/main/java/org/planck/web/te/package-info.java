@@ -1,0 +1,4 @@
+/**
+ * REST resources of traffic engineering: TE mode, reroute log, manual reroute.
+ */
+package org.planck.web.te;

@@ -1,4 +1,0 @@
-/**
- * REST resources of traffic engineering: TE mode, reroute log, manual reroute.
- */
-package org.planck.web.trafficeng;
