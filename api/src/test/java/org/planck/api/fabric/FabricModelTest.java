@@ -1,5 +1,6 @@
 package org.planck.api.fabric;
 
+import org.planck.api.Expect;
 import com.google.common.collect.ImmutableMap;
 import org.junit.Test;
 import org.onlab.packet.IpAddress;

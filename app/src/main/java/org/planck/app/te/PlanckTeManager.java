@@ -38,6 +38,7 @@ import org.planck.app.telemetry.PortStatsPoller;
 import org.slf4j.Logger;
 
 import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
@@ -110,15 +111,15 @@ public class PlanckTeManager implements TeService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
 
-    /** Mode asked for by configuration, REST or CLI. */
-    private volatile TeMode requested = TeMode.valueOf(TE_MODE_DEFAULT);
+    /**
+     * Traffic-engineering mode asked for (by this property, REST or CLI): STATIC (hash placement
+     * only), POLL (port counters) or PLANCK (telemetry); STATIC in force while netcfg teEnabled=false.
+     */
+    private volatile TeMode teMode = TeMode.valueOf(TE_MODE_DEFAULT);
     /** Network config allows TE. */
     private volatile boolean teEnabled = PlanckSettings.DEFAULT_TE_ENABLED;
     /** Mode in force. */
     private volatile TeMode mode = TeMode.STATIC;
-    /** Traffic-engineering mode: STATIC (hash placement only), POLL (port counters) or PLANCK (telemetry). */
-    private String teMode = TE_MODE_DEFAULT;
-
     /** Poll mode: period of reading port delta statistics, ms. */
     private int pollPeriodMs = POLL_PERIOD_MS_DEFAULT;
 
@@ -172,18 +173,18 @@ public class PlanckTeManager implements TeService {
         log.info("Stopped");
     }
 
-    private void readProperties(Dictionary<?, ?> props) {
+    private void readProperties(Dictionary<?, ?> properties) {
+        Dictionary<?, ?> props = properties == null ? new Hashtable<>() : properties;
         String m = props == null ? null : Tools.get(props, TE_MODE);
-        int poll = intProperty(props, POLL_PERIOD_MS, pollPeriodMs);
-        int sync = intProperty(props, LOAD_SYNC_MS, loadSyncMs);
+        int poll = positiveProperty(props, POLL_PERIOD_MS, pollPeriodMs);
+        int sync = positiveProperty(props, LOAD_SYNC_MS, loadSyncMs);
         synchronized (lock) {
             if (m != null) {
                 TeMode parsed = TeMode.parse(m).orElse(null);
                 if (parsed == null) {
                     log.warn("Ignoring {}={}: not one of STATIC, POLL, PLANCK", TE_MODE, m);
                 } else {
-                    requested = parsed;
-                    teMode = parsed.name();
+                    teMode = parsed;
                 }
             }
             boolean pollChanged = poll != pollPeriodMs;
@@ -203,20 +204,12 @@ public class PlanckTeManager implements TeService {
         }
     }
 
-    private int intProperty(Dictionary<?, ?> props, String name, int current) {
-        String s = props == null ? null : Tools.get(props, name);
-        if (s == null || s.isEmpty()) {
-            return current;
+    private int positiveProperty(Dictionary<?, ?> props, String name, int current) {
+        int v = Tools.getIntegerProperty(props, name, current);
+        if (v > 0) {
+            return v;
         }
-        try {
-            int v = Integer.parseInt(s.trim());
-            if (v > 0) {
-                return v;
-            }
-        } catch (NumberFormatException e) {
-            // fall through to the warning
-        }
-        log.warn("Ignoring {}={}: must be a positive integer", name, s);
+        log.warn("Ignoring {}={}: must be a positive integer", name, v);
         return current;
     }
 
@@ -242,12 +235,13 @@ public class PlanckTeManager implements TeService {
 
     // Caller holds lock.
     private void applyMode() {
-        TeMode next = teEnabled ? requested : TeMode.STATIC;
+        TeMode next = teEnabled ? teMode : TeMode.STATIC;
         TeMode previous = mode;
         if (next == previous && (next != TeMode.POLL || poller != null)) {
             return;
         }
         mode = next;
+        loop.setMode(next);
         if (next != TeMode.POLL) {
             stopPolling();
             loop.clearMeasured();
@@ -282,9 +276,6 @@ public class PlanckTeManager implements TeService {
         ConnectPoint port = event.subject();
         synchronized (lock) {
             boolean congested = event.type() != PlanckCongestionEvent.Type.CLEARED;
-            if (congested && mode != TeMode.PLANCK) {
-                return;
-            }
             double u = event.utilization();
             OptionalDouble reported = u > 0 ? OptionalDouble.of(u) : OptionalDouble.empty();
             loop.onNotice(port, congested, reported, isLeader(), event.receivedNanos());
@@ -294,9 +285,6 @@ public class PlanckTeManager implements TeService {
     private void onPortStats(Map<ConnectPoint, PortLoad> loads) {
         long received = System.nanoTime();
         synchronized (lock) {
-            if (mode != TeMode.POLL) {
-                return;
-            }
             actOnPortStats(loads, received);
         }
     }
@@ -317,9 +305,7 @@ public class PlanckTeManager implements TeService {
         Map<ConnectPoint, PortLoad> loads = new PortStatsPoller(deviceService, pollPeriodMs, l -> { })
                 .pollOnce();
         synchronized (lock) {
-            if (mode == TeMode.POLL) {
-                actOnPortStats(loads, received);
-            }
+            actOnPortStats(loads, received);
         }
         return loads.size();
     }
@@ -343,7 +329,7 @@ public class PlanckTeManager implements TeService {
         long received = System.nanoTime();
         synchronized (lock) {
             int n = loop.sync();
-            if (mode == TeMode.PLANCK && isLeader()) {
+            if (isLeader()) {
                 loop.relieveOverloaded(portLoadService.congestedPorts(), received);
             }
             return n;
@@ -354,7 +340,7 @@ public class PlanckTeManager implements TeService {
 
     @Override
     public TeMode requestedMode() {
-        return requested;
+        return teMode;
     }
 
     @Override
@@ -371,8 +357,7 @@ public class PlanckTeManager implements TeService {
     public void setMode(TeMode newMode) {
         checkNotNull(newMode, "mode");
         synchronized (lock) {
-            requested = newMode;
-            teMode = newMode.name();
+            teMode = newMode;
             applyMode();
         }
         // Component configuration is cluster-wide: every node follows.

@@ -15,10 +15,4 @@ public final class OsgiPropertyConstants {
 
     public static final String MAX_FLOW_RECORDS = "maxFlowRecords";
     public static final int MAX_FLOW_RECORDS_DEFAULT = 1_000_000;
-
-    public static final String CONGESTION_THRESHOLD_PERCENT = "congestionThresholdPercent";
-    public static final double CONGESTION_THRESHOLD_PERCENT_DEFAULT = 90.0;
-
-    public static final String CONGESTION_HYSTERESIS_PERCENT = "congestionHysteresisPercent";
-    public static final double CONGESTION_HYSTERESIS_PERCENT_DEFAULT = 10.0;
 }

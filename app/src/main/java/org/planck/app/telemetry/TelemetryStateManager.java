@@ -23,6 +23,7 @@ import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.planck.api.FlowKey;
+import org.planck.api.config.PlanckSettings;
 import org.planck.api.telemetry.CongestionSource;
 import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.FlowRateEvent;
@@ -52,6 +53,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -66,10 +68,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 import static org.onlab.util.Tools.groupedThreads;
-import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_HYSTERESIS_PERCENT;
-import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_HYSTERESIS_PERCENT_DEFAULT;
-import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT;
-import static org.planck.app.telemetry.OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT_DEFAULT;
 import static org.planck.app.telemetry.OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS;
 import static org.planck.app.telemetry.OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS_DEFAULT;
 import static org.planck.app.telemetry.OsgiPropertyConstants.MAX_FLOW_RECORDS;
@@ -92,8 +90,6 @@ import static org.slf4j.LoggerFactory.getLogger;
                 FLOW_IDLE_TIMEOUT_MS + ":Integer=" + FLOW_IDLE_TIMEOUT_MS_DEFAULT,
                 SWEEP_INTERVAL_MS + ":Integer=" + SWEEP_INTERVAL_MS_DEFAULT,
                 MAX_FLOW_RECORDS + ":Integer=" + MAX_FLOW_RECORDS_DEFAULT,
-                CONGESTION_THRESHOLD_PERCENT + ":Double=" + CONGESTION_THRESHOLD_PERCENT_DEFAULT,
-                CONGESTION_HYSTERESIS_PERCENT + ":Double=" + CONGESTION_HYSTERESIS_PERCENT_DEFAULT,
         })
 public class TelemetryStateManager
         extends AbstractListenerManager<PlanckCongestionEvent, PlanckCongestionListener>
@@ -130,16 +126,11 @@ public class TelemetryStateManager
     /** Most flow records kept; reports of further new flows are dropped and counted. */
     private int maxFlowRecords = MAX_FLOW_RECORDS_DEFAULT;
 
-    /** Load-view utilisation (% of port capacity) at or above which a port is congested. */
-    private double congestionThresholdPercent = CONGESTION_THRESHOLD_PERCENT_DEFAULT;
-
-    /** A congested port clears when its utilisation falls below threshold minus this (percent). */
-    private double congestionHysteresisPercent = CONGESTION_HYSTERESIS_PERCENT_DEFAULT;
-
     private final TelemetryBatchCodec codec = new TelemetryBatchCodec();
     private final PortLoadLedger ledger = new PortLoadLedger();
+    // Until the network config is applied (by PlanckTeManager), its defaults hold.
     private final PortCongestionTracker tracker = new PortCongestionTracker(
-            CONGESTION_THRESHOLD_PERCENT_DEFAULT, CONGESTION_HYSTERESIS_PERCENT_DEFAULT);
+            PlanckSettings.DEFAULT_CONGESTION_THRESHOLD_PCT, PlanckSettings.DEFAULT_HYSTERESIS_PCT);
     // One writer at a time keeps the maps, the ledger and the tracker mutually consistent.
     private final Object stateLock = new Object();
     private final Map<String, Long> lastSeq = new ConcurrentHashMap<>();
@@ -269,10 +260,12 @@ public class TelemetryStateManager
         readConfig(context == null ? null : context.getProperties());
     }
 
-    private void readConfig(Dictionary<?, ?> props) {
-        int idle = intProperty(props, FLOW_IDLE_TIMEOUT_MS, flowIdleTimeoutMs);
-        int sweep = intProperty(props, SWEEP_INTERVAL_MS, sweepIntervalMs);
-        int maxFlows = intProperty(props, MAX_FLOW_RECORDS, maxFlowRecords);
+    private void readConfig(Dictionary<?, ?> properties) {
+        Dictionary<?, ?> props = properties == null ? new Hashtable<>() : properties;
+        // The congestion threshold is not here: the network config owns it (PlanckTeManager sets it).
+        int idle = Tools.getIntegerProperty(props, FLOW_IDLE_TIMEOUT_MS, flowIdleTimeoutMs);
+        int sweep = Tools.getIntegerProperty(props, SWEEP_INTERVAL_MS, sweepIntervalMs);
+        int maxFlows = Tools.getIntegerProperty(props, MAX_FLOW_RECORDS, maxFlowRecords);
         if (maxFlows > 0) {
             maxFlowRecords = maxFlows;
         } else {
@@ -288,13 +281,6 @@ public class TelemetryStateManager
         } else {
             log.warn("Ignoring {}={}: must be > 0", SWEEP_INTERVAL_MS, sweep);
         }
-        double threshold = doubleProperty(props, CONGESTION_THRESHOLD_PERCENT, congestionThresholdPercent);
-        double hysteresis = doubleProperty(props, CONGESTION_HYSTERESIS_PERCENT, congestionHysteresisPercent);
-        try {
-            setCongestionThreshold(threshold, hysteresis);
-        } catch (IllegalArgumentException e) {
-            log.warn("Ignoring congestion threshold config: {}", e.getMessage());
-        }
         if (sweepTask != null) {
             sweepTask.cancel(false);
         }
@@ -303,32 +289,6 @@ public class TelemetryStateManager
         log.info("Flow idle timeout {} ms, sweep every {} ms, congestion at {}% (clear below {}%)",
                 flowIdleTimeoutMs, sweepIntervalMs, tracker.thresholdPercent(),
                 tracker.thresholdPercent() - tracker.hysteresisPercent());
-    }
-
-    private int intProperty(Dictionary<?, ?> props, String name, int current) {
-        String s = props == null ? null : Tools.get(props, name);
-        if (s == null || s.isEmpty()) {
-            return current;
-        }
-        try {
-            return Integer.parseInt(s.trim());
-        } catch (NumberFormatException e) {
-            log.warn("Ignoring {}={}: not an integer", name, s);
-            return current;
-        }
-    }
-
-    private double doubleProperty(Dictionary<?, ?> props, String name, double current) {
-        String s = props == null ? null : Tools.get(props, name);
-        if (s == null || s.isEmpty()) {
-            return current;
-        }
-        try {
-            return Double.parseDouble(s.trim());
-        } catch (NumberFormatException e) {
-            log.warn("Ignoring {}={}: not a number", name, s);
-            return current;
-        }
     }
 
     /**
@@ -628,8 +588,6 @@ public class TelemetryStateManager
     @Override
     public void setCongestionThreshold(double thresholdPercent, double hysteresisPercent) {
         tracker.setThreshold(thresholdPercent, hysteresisPercent);
-        congestionThresholdPercent = thresholdPercent;
-        congestionHysteresisPercent = hysteresisPercent;
     }
 
     @Override

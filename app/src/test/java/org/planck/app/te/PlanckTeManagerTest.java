@@ -227,6 +227,7 @@ public class PlanckTeManagerTest {
         // The same loop the component runs, driven directly (the component is in STATIC mode).
         TeLoop loop = new TeLoop(bed.fabric.routes, bed.telemetry, bed.reroutes, l -> { });
         loop.configure(0.5, 100, 0);
+        loop.setMode(TeMode.PLANCK);
         loop.sync();
         assertEquals(0.36, loop.utilisation(up), 1e-9);
         // A notice says 90% (traffic the estimates miss). This node does not act yet: it marks.

@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
+import org.onlab.osgi.ComponentContextAdapter;
 import org.onlab.junit.TestUtils;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.store.service.EventuallyConsistentMap;
@@ -25,6 +26,8 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Dictionary;
+import java.util.Hashtable;
 import java.util.List;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -130,17 +133,18 @@ public class TelemetryStateManagerTest {
 
     @Test
     public void loadViewCrossingTheThresholdCongestsWithHysteresis() {
-        ingest(rate(1, port(2, 2), 100 * MBPS, 100)); // 80%
+        // Network config defaults: congested at 80 %, cleared below 75 %.
+        ingest(rate(1, port(2, 2), 90 * MBPS, 100)); // 72%
         assertTrue(events.isEmpty());
-        ingest(rate(2, port(2, 2), 15 * MBPS, 100)); // 92%
+        ingest(rate(2, port(2, 2), 15 * MBPS, 100)); // 84%
         assertEquals(1, events.size());
         assertEquals(PlanckCongestionEvent.Type.CONGESTED, events.get(0).type());
         assertEquals(CongestionSource.LOAD_VIEW, events.get(0).source());
-        assertEquals(0.92, events.get(0).utilization(), 1e-9);
-        ingest(rate(2, port(2, 2), 2 * MBPS, 200)); // 81.6%: inside the hysteresis band, still congested
+        assertEquals(0.84, events.get(0).utilization(), 1e-9);
+        ingest(rate(2, port(2, 2), 5 * MBPS, 200)); // 76%: inside the hysteresis band, still congested
         assertEquals(1, events.size());
         assertTrue(manager.load(port(2, 2)).congested());
-        ingest(rate(1, port(2, 2), 90 * MBPS, 200)); // 73.6%
+        ingest(rate(1, port(2, 2), 80 * MBPS, 200)); // 68%
         assertEquals(2, events.size());
         assertEquals(PlanckCongestionEvent.Type.CLEARED, events.get(1).type());
     }
@@ -168,6 +172,34 @@ public class TelemetryStateManagerTest {
         } catch (IllegalArgumentException e) {
             assertThat(e.getMessage(), startsWith("hysteresis must be in [0, threshold)"));
         }
+    }
+
+    @Test
+    public void thresholdDefaultsToTheNetworkConfigDefault() {
+        // Nothing has applied a network config yet: PlanckSettings' default (80 %) holds.
+        ingest(rate(1, port(1, 1), 106 * MBPS, 100)); // 85%
+        assertEquals("85% is over the 80% default", 1, events.size());
+    }
+
+    @Test
+    public void otherPropertiesLeaveTheConfiguredThresholdAlone() {
+        // The network config (through the TE component) is the only owner of the threshold.
+        manager.setCongestionThreshold(50, 5);
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS, "5000");
+        props.put(OsgiPropertyConstants.SWEEP_INTERVAL_MS, "3600000");
+        // Names the component once owned: they must have no effect any more.
+        props.put("congestionThresholdPercent", "90");
+        props.put("congestionHysteresisPercent", "10");
+        manager.modified(new ComponentContextAdapter() {
+            @Override
+            public Dictionary getProperties() {
+                return props;
+            }
+        });
+        assertEquals(5000, manager.flowIdleTimeoutMs());
+        ingest(rate(1, port(1, 1), 70 * MBPS, 100)); // 56%
+        assertEquals("56% is over the configured 50%", 1, events.size());
     }
 
     @Test
@@ -303,12 +335,12 @@ public class TelemetryStateManagerTest {
         }
         java.util.Hashtable<String, Object> config = new java.util.Hashtable<>();
         config.put(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS, "5000");
-        config.put(OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT, "not a number");
+        config.put(OsgiPropertyConstants.SWEEP_INTERVAL_MS, "not a number");
         TelemetryStateManager configured = TelemetryStateManager.standalone(
                 new org.onosproject.store.service.TestStorageService(), fabric, new SyncEventDelivery(), clock, config);
         try {
             assertEquals(5000, configured.flowIdleTimeoutMs());
-            // The malformed threshold is ignored: 92% still congests at the default 90%.
+            // The malformed sweep interval is ignored; 92% congests at the network config's default 80%.
             configured.ingest(new TelemetryBatch("c1", 0, 0, Arrays.asList(rate(1, port(1, 1), 115 * MBPS, 100))));
             assertEquals(java.util.Set.of(port(1, 1)), configured.congestedPorts());
         } finally {

@@ -147,6 +147,7 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         finished.clear();
         loop = new TeLoop(placements, flows, this::reported, latencyMicros -> { });
         loop.configure(settings.threshold(), settings.dampingMs(), settings.elephantPct() / 100.0);
+        loop.setMode(mode);
         loop.sync();
         lastCounters = null;
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
@@ -248,16 +249,13 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         loop.resync(touched);
         for (PortCongestionNotice n : noticed) {
             boolean congested = n.state() == CongestionState.CONGESTED;
-            if (congested && mode != TeMode.PLANCK) {
-                continue;
-            }
             List<Reroute> done = loop.onNotice(n.port(), congested, OptionalDouble.of(n.utilization()), true,
                                                receivedNanos);
             if (congested) {
                 decided(LoopLatencyLog.Trigger.NOTICE, n.port(), n.sampleUs(), receiptUs, done, true);
             }
         }
-        if (mode == TeMode.PLANCK && newestSampleUs > 0) {
+        if (newestSampleUs > 0) {
             // New rates and demands: relieve every port congested or over threshold in the view.
             List<Reroute> done = loop.relieveOverloaded(loop.congestedPorts(), receivedNanos);
             decidedByPort(LoopLatencyLog.Trigger.LOAD_VIEW, newestSampleUs, receiptUs, done);
@@ -334,11 +332,9 @@ public final class LabController implements TelemetrySink, AutoCloseable {
                 hot++;
             }
         }
-        if (mode == TeMode.POLL) {
-            List<Reroute> done = loop.onPortLoads(loads, true, receivedNanos);
-            decidedByPort(LoopLatencyLog.Trigger.POLL, now.timeUs(), receiptUs, done);
-            flushRound();
-        }
+        List<Reroute> done = loop.onPortLoads(loads, true, receivedNanos);
+        decidedByPort(LoopLatencyLog.Trigger.POLL, now.timeUs(), receiptUs, done);
+        flushRound();
         return hot;
     }
 

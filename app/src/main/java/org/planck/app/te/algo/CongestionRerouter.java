@@ -102,14 +102,6 @@ public final class CongestionRerouter {
         this.dampingNanos = dampingNanos;
     }
 
-    public double threshold() {
-        return threshold;
-    }
-
-    public FabricLoad load() {
-        return load;
-    }
-
     /**
      * Marks a port congested (a CONGESTED notice): no flow is moved onto it until cleared.
      *

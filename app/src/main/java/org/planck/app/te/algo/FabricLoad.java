@@ -620,17 +620,6 @@ public final class FabricLoad {
     }
 
     /**
-     * Capacity of an egress port.
-     *
-     * @param port switch egress port
-     * @return bytes/s, or empty for ports that are neither links nor host ports
-     */
-    public Optional<Double> capacityBytesPerSec(ConnectPoint port) {
-        Integer id = portIds.get(port);
-        return id == null ? Optional.empty() : Optional.of(capacityBytesPerSec[id]);
-    }
-
-    /**
      * The flows whose path crosses a port.
      *
      * @param port switch egress port

@@ -14,6 +14,7 @@ import org.planck.api.te.PlanckRerouteEvent;
 import org.planck.api.te.Reroute;
 import org.planck.api.te.RerouteRejectedException;
 import org.planck.api.te.RerouteReporter;
+import org.planck.api.te.TeMode;
 import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.FlowStateService;
 import org.planck.api.telemetry.PortLoad;
@@ -30,6 +31,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -62,7 +64,11 @@ public final class TeLoop {
     private final FlowStateService flowState;
     private final RerouteReporter reroutes;
     private final LongConsumer latencyMicros;
+    /** Monotonic clock of decisions and damping; tests substitute their own. */
+    private LongSupplier nanoClock = System::nanoTime;
 
+    /** What drives moves: nothing (STATIC), polled port loads (POLL) or telemetry (PLANCK). */
+    private TeMode mode = TeMode.STATIC;
     private double threshold = 0.8;
     private long dampingNanos = 100_000_000L;
     private double elephantFraction = FabricLoad.DEFAULT_ELEPHANT_FRACTION;
@@ -117,6 +123,36 @@ public final class TeLoop {
 
     public double threshold() {
         return threshold;
+    }
+
+    /**
+     * Replaces the monotonic clock (System.nanoTime) that times damping and decision latency.
+     *
+     * @param clock nanoseconds, monotonic
+     */
+    public void useClock(LongSupplier clock) {
+        this.nanoClock = checkNotNull(clock, "clock");
+    }
+
+    /**
+     * Sets what drives moves. STATIC ignores congestion notices and polled loads; POLL acts on
+     * {@link #onPortLoads} only; PLANCK on {@link #onNotice} and {@link #relieveOverloaded}.
+     * Cleared notices are taken in every mode, so no port stays marked after a mode change.
+     * Manual reroutes ({@link #reroute}) are allowed in every mode.
+     *
+     * @param mode the mode
+     */
+    public void setMode(TeMode mode) {
+        this.mode = checkNotNull(mode, "mode");
+    }
+
+    /**
+     * What drives moves.
+     *
+     * @return the mode
+     */
+    public TeMode mode() {
+        return mode;
     }
 
     /**
@@ -307,7 +343,7 @@ public final class TeLoop {
                 track(r.flow(), r.bytesPerSec(), placed.get(r.flow()));
             }
         }
-        List<FlowMove> moves = rerouter.relieve(port, utilisation, System.nanoTime());
+        List<FlowMove> moves = rerouter.relieve(port, utilisation, nanoClock.getAsLong());
         if (moves.isEmpty()) {
             return List.of();
         }
@@ -323,7 +359,7 @@ public final class TeLoop {
                 load.place(m.flow(), m.from());
                 continue;
             }
-            long latency = Math.max(0, (System.nanoTime() - receivedNanos) / 1000);
+            long latency = Math.max(0, (nanoClock.getAsLong() - receivedNanos) / 1000);
             Reroute r = new Reroute(m.flow(), port, m.fromIndex(), m.toIndex(), shadowMac(dst, m.toIndex()),
                     latency, System.currentTimeMillis());
             latencyMicros.accept(latency);
@@ -355,6 +391,9 @@ public final class TeLoop {
             clearCongested(port);
             return List.of();
         }
+        if (mode != TeMode.PLANCK) {
+            return List.of();
+        }
         if (!act) {
             markCongested(port, utilisation);
             return List.of();
@@ -372,6 +411,9 @@ public final class TeLoop {
      * @return the reroutes applied
      */
     public List<Reroute> onPortLoads(Map<ConnectPoint, PortLoad> loads, boolean act, long receivedNanos) {
+        if (mode != TeMode.POLL) {
+            return List.of();
+        }
         reportMeasured(loads);
         List<Reroute> done = new ArrayList<>();
         for (PortLoad l : loads.values()) {
@@ -402,7 +444,7 @@ public final class TeLoop {
      * @return the reroutes applied
      */
     public List<Reroute> relieveOverloaded(Collection<ConnectPoint> alsoCongested, long receivedNanos) {
-        if (!onPlan()) {
+        if (mode != TeMode.PLANCK || !onPlan()) {
             return List.of();
         }
         Set<ConnectPoint> hot = new LinkedHashSet<>(alsoCongested);
@@ -469,8 +511,8 @@ public final class TeLoop {
         }
         routes.placeFlow(flow, from.src(), from.dst(), pathIndex);
         load.place(flow, from.withPathIndex(pathIndex));
-        rerouter.noteMoved(flow, System.nanoTime());
-        long latency = Math.max(0, (System.nanoTime() - receivedNanos) / 1000);
+        rerouter.noteMoved(flow, nanoClock.getAsLong());
+        long latency = Math.max(0, (nanoClock.getAsLong() - receivedNanos) / 1000);
         Reroute r = new Reroute(flow, null, from.pathIndex(), pathIndex, shadowMac(from.dst(), pathIndex), latency,
                 System.currentTimeMillis());
         reroutes.report(PlanckRerouteEvent.Type.FLOW_REROUTED_MANUALLY, r);
@@ -512,15 +554,6 @@ public final class TeLoop {
      */
     public double utilisation(ConnectPoint port) {
         return onPlan() ? load.utilisation(port) : 0;
-    }
-
-    /**
-     * Ports whose load-view utilisation exceeds the threshold.
-     *
-     * @return ports, empty without a plan
-     */
-    public List<ConnectPoint> portsOverThreshold() {
-        return onPlan() ? load.portsAbove(threshold) : List.of();
     }
 
     /**

@@ -1,5 +1,6 @@
 package org.planck.app.routing.algo;
 
+import org.planck.api.Expect;
 import org.junit.Test;
 import org.onlab.packet.MacAddress;
 import org.planck.api.fabric.ShadowMacPoolExhaustedException;

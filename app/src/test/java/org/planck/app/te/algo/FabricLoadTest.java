@@ -1,5 +1,6 @@
 package org.planck.app.te.algo;
 
+import org.planck.api.Expect;
 import org.junit.Test;
 import org.onlab.packet.IpAddress;
 import org.onlab.packet.MacAddress;

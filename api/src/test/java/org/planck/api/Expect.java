@@ -1,18 +1,26 @@
-package org.planck.app.routing.algo;
+package org.planck.api;
 
 /**
  * Exception assertions (JUnit 4.12 has no assertThrows).
  */
-final class Expect {
+public final class Expect {
     private Expect() {
     }
 
     /** A block of code that may throw. */
-    interface Block {
+    public interface Block {
         void run() throws Throwable;
     }
 
-    static <T extends Throwable> T thrown(Class<T> type, Block block) {
+    /**
+     * Runs a block that must throw.
+     *
+     * @param type exception type expected
+     * @param block code to run
+     * @param <T> exception type
+     * @return the exception thrown
+     */
+    public static <T extends Throwable> T thrown(Class<T> type, Block block) {
         try {
             block.run();
         } catch (Throwable t) {
