@@ -264,10 +264,10 @@ public class TeLoopBenchmark {
         Hashtable<String, Object> config = new Hashtable<>();
         config.put(OsgiPropertyConstants.SWEEP_INTERVAL_MS, "3600000");
         config.put(OsgiPropertyConstants.FLOW_IDLE_TIMEOUT_MS, "3600000");
-        // The bench drives TE itself; keep the load view's own congestion events quiet.
-        config.put(OsgiPropertyConstants.CONGESTION_THRESHOLD_PERCENT, "1000");
         telemetry = TelemetryStateManager.standalone(new TestStorageService(), new FabricDevices(g),
                 new EventDeliveryServiceAdapter(), Clock.systemUTC(), config);
+        // The bench drives TE itself; keep the load view's own congestion events quiet.
+        telemetry.setCongestionThreshold(1000, 5);
         routes = new PlanRoutes(plan, new CountingFlowRules());
         PlanckMetrics metrics = new PlanckMetrics(telemetry::counters, telemetry::flowRecordCount, () -> 0,
                 List::of);

@@ -5,6 +5,7 @@ import org.onosproject.net.ConnectPoint;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricHost;
 import org.planck.api.fabric.RoutingPlan;
+import org.planck.api.te.TeMode;
 import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.MalformedBatchException;
 import org.planck.api.telemetry.RateEstimator;
@@ -47,6 +48,7 @@ public final class JitWarmUp {
             placements.reset(plan);
             TeLoop loop = new TeLoop(placements, flows, (type, reroute) -> { }, latency -> { });
             loop.configure(0.8, 0, 0.1);
+            loop.setMode(TeMode.PLANCK);
             StringBuilder events = new StringBuilder();
             List<FlowKey> keys = new ArrayList<>();
             for (int x = 0; x < hosts.size(); x++) {
