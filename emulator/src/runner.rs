@@ -21,9 +21,9 @@ use crate::config::Mode;
 use crate::endpoint::transport::FlowSender;
 use crate::endpoint::workload::{OpenLoopStream, WorkloadPlan};
 use crate::engine::{Partition, PartitionStats, Placement, Shared, Transfer};
-use crate::fabric::counters::PortCounters;
 use crate::fabric::topology::Topology;
 use crate::packet::Slot;
+use crate::scheme::PortCounters;
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Router, RouterPorts};
 use crossbeam_utils::CachePadded;
@@ -452,7 +452,7 @@ fn worker<R: Router>(
             wait_seconds: wait.as_secs_f64(),
         },
         flows: std::mem::take(&mut part.flows),
-        streams: std::mem::take(&mut part.streams),
+        streams: std::mem::take(&mut part.arrivals.streams),
         stats: std::mem::take(&mut part.stats),
     }
 }

@@ -1,6 +1,5 @@
-//! The fabric model: switches, ports, links and counters. Kept apart from the
-//! schemes and the engine so that forwarding tables, mirrors and a control
-//! plane can be layered on it.
+//! The fabric model: switches, ports and links. Kept apart from the schemes
+//! and the engine so that forwarding tables, mirrors and a control plane can
+//! be layered on it. (Per-port counters are router state: `scheme::counters`.)
 
-pub mod counters;
 pub mod topology;

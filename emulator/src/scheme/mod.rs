@@ -6,6 +6,7 @@
 //! that do not fit the pattern implement the whole-router trait [`Router`]
 //! directly (see [`pfabric`]).
 
+pub mod counters;
 pub mod dctcp;
 pub mod droptail;
 pub mod drr;
@@ -15,9 +16,9 @@ pub mod priority;
 pub mod red;
 pub mod route;
 
-use crate::fabric::counters::PortCounters;
 use crate::packet::{Packet, PortId, QueueId, Slot};
 use crate::queue::PacketQueue;
+pub use counters::PortCounters;
 
 /// Outcome of offering a packet to a port's queues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,8 @@
 
 use super::route::TableRoute;
 use super::{PortSet, Route, Router, RouterPorts};
-use crate::fabric::counters::PortCounters;
 use crate::packet::{Packet, PortId, Slot};
+use crate::scheme::PortCounters;
 
 pub struct PFabricRouter {
     route: TableRoute,

@@ -1,8 +1,9 @@
-//! Per-port counters kept by every router.
+//! Per-port counters kept by every router: what the scheme's admission
+//! decisions and the port's sends came to, for reports and a control API.
 
 use serde::Serialize;
 
-use crate::scheme::Admission;
+use super::Admission;
 
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct PortCounters {

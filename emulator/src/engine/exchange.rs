@@ -1,0 +1,490 @@
+//! The cross-worker exchange: where a sent packet goes. A link's sending
+//! end (`Wire`) leads to a target in this partition, through the calendar of
+//! due deliveries, or to another partition, through an outbound box that the
+//! runner publishes on a ring; a link into a split switch is routed at the
+//! sender to the partition of the port the packet will leave by. Packets from
+//! other partitions are taken from their rings in their due slot.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+use rtrb::Consumer;
+
+use super::partition::Partition;
+use super::placement::NO_ROUTER;
+use crate::packet::{Packet, PortId, Slot};
+use crate::scheme::route::TableRoute;
+use crate::scheme::{Route, Router};
+
+/// Where a packet goes inside a partition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Switch { idx: u32, port: PortId },
+    Endpoint { idx: u32 },
+}
+
+/// A packet on its way to another partition. `to` is already in the
+/// receiving partition's local indices (the sender knows the placement), so
+/// nothing is looked up on the way in.
+#[derive(Clone, Copy, Debug)]
+pub struct Transfer {
+    /// Due slot, low 32 bits: sender and receiver are never 2^31 slots apart,
+    /// and 40 bytes instead of 48 is less for the cores to pass around.
+    pub arrive: u32,
+    pub to: PackedTarget,
+    pub pkt: Packet,
+}
+
+/// Where a link (or the ACK path) leads: a target in this partition (`dest ==
+/// WireEnd::LOCAL`), a target in another partition, reached through outbound
+/// box `dest`, or into a split switch (`dest == WireEnd::SPLIT`, `to` holding
+/// the index of the link's `SplitEntry`), where the partition depends on the
+/// packet. A plain struct, not an enum: the local send path tests one field.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct WireEnd {
+    pub(super) to: PackedTarget,
+    pub(super) dest: u16,
+}
+
+impl WireEnd {
+    pub(super) const LOCAL: u16 = u16::MAX;
+    pub(super) const SPLIT: u16 = u16::MAX - 1;
+}
+
+/// A link into a split switch, as the sending partition sees it: for each
+/// destination endpoint, the target (the switch's router in the partition
+/// of the output port the packet will leave by, at the link's input port)
+/// and where that is (`WireEnd::LOCAL` or an outbound box); `ROUTE_EACH`
+/// where ECMP candidates sit on different partitions and the flow hash
+/// decides.
+#[derive(Clone, Debug)]
+struct SplitEntry {
+    split: u32,
+    in_port: PortId,
+    delay: u32,
+    by_dst: Vec<(PackedTarget, u16)>,
+}
+
+/// See `SplitEntry`.
+const ROUTE_EACH: u16 = u16::MAX - 2;
+/// See `Outbox::ack_dest`.
+const NO_RING: u16 = u16::MAX - 3;
+
+/// A switch split by output port, as seen by partitions sending to it: its
+/// routes (the same table its routers use) pick the output port, whose
+/// partition then receives the packet.
+#[derive(Clone, Debug)]
+pub(super) struct SplitSwitch {
+    /// Per destination endpoint: the partition and local router index that
+    /// every candidate output port leads to, or `None` when ECMP candidates
+    /// sit on different partitions and the flow hash decides.
+    by_dst: Vec<Option<(u16, u32)>>,
+    route: TableRoute,
+    port_part: Vec<u16>,
+    /// Local router index of the switch in each partition (`NO_ROUTER` if none).
+    local: Vec<u32>,
+}
+
+impl SplitSwitch {
+    pub(super) fn new(next_hops: &[Vec<PortId>], port_part: &[u16], local: &[u32]) -> Self {
+        let by_dst = next_hops
+            .iter()
+            .map(|ports| {
+                let part = port_part[*ports.first()? as usize];
+                ports
+                    .iter()
+                    .all(|&p| port_part[p as usize] == part)
+                    .then_some((part, local[part as usize]))
+            })
+            .collect();
+        SplitSwitch {
+            by_dst,
+            route: TableRoute::new(next_hops),
+            port_part: port_part.to_vec(),
+            local: local.to_vec(),
+        }
+    }
+}
+
+/// The sending end of a link: where it leads, its latency and its rate credit.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Wire {
+    pub(super) to: WireEnd,
+    pub(super) latency: u32,
+    /// Link rate in Mb/s; the base rate sends one packet per slot.
+    pub(super) rate: u32,
+    pub(super) credit: u32,
+    /// Slot of the last credit update (credit is refilled lazily).
+    last: Slot,
+}
+
+impl Wire {
+    /// A link starts with a full credit: it can send in slot 0.
+    pub(super) fn new(to: WireEnd, latency: u32, rate: u32, base: u32) -> Self {
+        Wire {
+            to,
+            latency,
+            rate,
+            credit: rate.max(base),
+            last: 0,
+        }
+    }
+    /// Refill the rate credit for the slots since the last visit.
+    #[inline]
+    pub(super) fn refill(&mut self, t: Slot, base: u32) {
+        let cap = self.rate.max(base) as u64;
+        let add = (t - self.last).min(cap) * self.rate as u64;
+        self.credit = (self.credit as u64 + add).min(cap) as u32;
+        self.last = t;
+    }
+}
+
+/// Packets leaving the partition: a batch per other partition, and the
+/// routes of split switches that decide which partition a packet goes to.
+pub struct Outbox {
+    /// Transfers for each outbound ring (see `Placement::exchanges`),
+    /// published once per batch.
+    pub boxes: Vec<Vec<Transfer>>,
+    /// Per partition: (delay, index in `boxes`) of the rings towards it.
+    rings: Vec<Vec<(u32, u16)>>,
+    /// Per partition: where ACKs to its endpoints go (`WireEnd::LOCAL` or a box).
+    pub(super) ack_dest: Vec<u16>,
+    splits: Vec<SplitSwitch>,
+    /// The links of this partition into split switches.
+    entries: Vec<SplitEntry>,
+    me: u16,
+}
+
+impl Outbox {
+    pub(super) fn new(
+        exchanges: &[(u16, u32)],
+        splits: Vec<SplitSwitch>,
+        me: u16,
+        parts: usize,
+        ack_delay: u32,
+    ) -> Self {
+        let rings: Vec<Vec<(u32, u16)>> = (0..parts)
+            .map(|j| {
+                exchanges
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (to, _))| *to as usize == j)
+                    .map(|(k, &(_, delay))| (delay, k as u16))
+                    .collect()
+            })
+            .collect();
+        let mut outbox = Outbox {
+            boxes: exchanges.iter().map(|_| Vec::new()).collect(),
+            rings,
+            ack_dest: Vec::new(),
+            splits,
+            entries: Vec::new(),
+            me,
+        };
+        // No ring means no endpoints there: no ACK ever goes there.
+        outbox.ack_dest = (0..parts as u16)
+            .map(|j| outbox.find_dest(j, ack_delay).unwrap_or(NO_RING))
+            .collect();
+        outbox
+    }
+
+    /// Where a packet for `part` sent with `delay` goes: `WireEnd::LOCAL`, or
+    /// the box of its ring if there is one.
+    fn find_dest(&self, part: u16, delay: u32) -> Option<u16> {
+        if part == self.me {
+            return Some(WireEnd::LOCAL);
+        }
+        self.rings[part as usize]
+            .iter()
+            .find(|&&(d, _)| d == delay)
+            .map(|&(_, k)| k)
+    }
+
+    /// `find_dest` for a link that crosses: it has a ring (see
+    /// `Placement::exchanges`). For building wires; sends use the result.
+    pub(super) fn dest(&self, part: u16, delay: u32) -> u16 {
+        self.find_dest(part, delay)
+            .unwrap_or_else(|| panic!("no ring towards partition {part} for delay {delay}"))
+    }
+
+    /// Target and destination of a packet entering a split switch at
+    /// `in_port` over a link of `delay`, to leave by a port of `part`, where
+    /// the switch's router is `idx`.
+    fn split_hop(&self, part: u16, idx: u32, in_port: PortId, delay: u32) -> (PackedTarget, u16) {
+        debug_assert_ne!(idx, NO_ROUTER);
+        (
+            PackedTarget::pack(Target::Switch { idx, port: in_port }),
+            self.dest(part, delay),
+        )
+    }
+
+    /// The end of a link with `latency` into split switch `split` at `in_port`.
+    pub(super) fn split_end(&mut self, split: u32, in_port: PortId, latency: u32) -> WireEnd {
+        let s = &self.splits[split as usize];
+        let by_dst = s
+            .by_dst
+            .iter()
+            .map(|hop| match *hop {
+                Some((part, idx)) => self.split_hop(part, idx, in_port, latency),
+                None => (PackedTarget(0), ROUTE_EACH),
+            })
+            .collect();
+        self.entries.push(SplitEntry {
+            split,
+            in_port,
+            delay: latency,
+            by_dst,
+        });
+        WireEnd {
+            to: PackedTarget(self.entries.len() as u32 - 1),
+            dest: WireEnd::SPLIT,
+        }
+    }
+
+    /// Target and destination of a packet sent on split entry `entry`.
+    #[inline]
+    fn enter_split(&mut self, entry: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+        debug_assert!((entry.0 as usize) < self.entries.len());
+        // SAFETY: split ends are only made by `split_end`, with the index of
+        // the entry it pushed, and entries are never removed.
+        let e = unsafe { self.entries.get_unchecked(entry.0 as usize) };
+        debug_assert!((pkt.dst as usize) < e.by_dst.len());
+        // SAFETY: `by_dst` has one entry per endpoint of the topology, and
+        // packets only ever carry endpoint ids of the topology (flows and
+        // streams are validated against it).
+        let hop = unsafe { *e.by_dst.get_unchecked(pkt.dst as usize) };
+        if hop.1 != ROUTE_EACH {
+            return hop;
+        }
+        self.route_into_split(entry, pkt)
+    }
+
+    /// A packet whose output port at the split switch (hence partition)
+    /// depends on its flow: routed there now (the router there routes it
+    /// again, identically).
+    #[inline(never)]
+    fn route_into_split(&mut self, entry: PackedTarget, pkt: &Packet) -> (PackedTarget, u16) {
+        let (split, in_port, delay) = {
+            let e = &self.entries[entry.0 as usize];
+            (e.split as usize, e.in_port, e.delay)
+        };
+        let s = &mut self.splits[split];
+        let out = s.route.route(pkt, in_port);
+        let part = s.port_part[out as usize];
+        let idx = s.local[part as usize];
+        self.split_hop(part, idx, in_port, delay)
+    }
+}
+
+/// A packet due at a local target.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Delivery {
+    pub(super) pkt: Packet,
+    pub(super) to: PackedTarget,
+}
+
+/// `Target` packed into 32 bits: bit 31 set = endpoint `idx`; else switch
+/// `idx` (bits 16..31) and input port (bits 0..16).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedTarget(pub(super) u32);
+
+impl PackedTarget {
+    pub(super) const ENDPOINT: u32 = 1 << 31;
+    #[inline]
+    pub(super) fn pack(t: Target) -> Self {
+        match t {
+            Target::Switch { idx, port } => PackedTarget((idx << 16) | port as u32),
+            Target::Endpoint { idx } => PackedTarget(Self::ENDPOINT | idx),
+        }
+    }
+}
+
+/// A ring of packets from another partition, all sent with the same delay,
+/// so they fall due in ring order: each slot takes the due ones from its head.
+pub(super) struct Inbound {
+    ring: Consumer<Transfer>,
+    /// Transfers known to be in the ring (as of the last look at its tail).
+    avail: usize,
+}
+
+/// The slot nearest to `now` whose low 32 bits are `low`.
+#[inline]
+pub(super) fn full_slot(now: Slot, low: u32) -> Slot {
+    now.wrapping_add(low.wrapping_sub(now as u32) as i32 as i64 as u64)
+}
+
+/// Deliveries due in this partition, by slot: a ring of buckets as long as
+/// the longest delay of anything sent here, and, for packets from other
+/// partitions due further ahead than that (loose synchronisation), a heap.
+pub(super) struct Calendar {
+    pub(super) buckets: Vec<Vec<Delivery>>,
+    /// Buckets - 1 (their number is a power of two).
+    pub(super) mask: u64,
+    far: BinaryHeap<Reverse<(Slot, u64)>>,
+    far_items: HashMap<u64, Delivery>,
+    far_seq: u64,
+}
+
+impl Calendar {
+    /// A calendar of `horizon` buckets (a power of two).
+    pub(super) fn new(horizon: u64) -> Self {
+        debug_assert!(horizon.is_power_of_two());
+        Calendar {
+            buckets: (0..horizon).map(|_| Vec::new()).collect(),
+            mask: horizon - 1,
+            far: BinaryHeap::new(),
+            far_items: HashMap::new(),
+            far_seq: 0,
+        }
+    }
+
+    /// File a delivery due at `arrive` (>= `now`).
+    #[inline]
+    fn put(&mut self, now: Slot, arrive: Slot, d: Delivery) {
+        let mask = self.mask;
+        debug_assert!(self.buckets.len() == mask as usize + 1);
+        if arrive <= now + mask {
+            // SAFETY: the calendar has mask + 1 buckets (a power of two).
+            unsafe { self.buckets.get_unchecked_mut((arrive & mask) as usize) }.push(d);
+        } else {
+            self.far_seq += 1;
+            self.far.push(Reverse((arrive, self.far_seq)));
+            self.far_items.insert(self.far_seq, d);
+        }
+    }
+
+    /// Move the far deliveries that now fit into the ring of buckets.
+    pub(super) fn pull_far(&mut self, t: Slot) {
+        while let Some(&Reverse((arrive, seq))) = self.far.peek() {
+            if arrive > t + self.mask {
+                break;
+            }
+            self.far.pop();
+            if let Some(d) = self.far_items.remove(&seq) {
+                self.buckets[(arrive.max(t) & self.mask) as usize].push(d);
+            }
+        }
+    }
+}
+
+/// Send a packet down a link (or the ACK path) that ends at `end`: into the
+/// calendar (its `buckets` and `mask`, passed apart so that the send loops
+/// keep them in registers) or into an outbound box.
+// Always inlined: the common case is one compare and a push.
+#[inline(always)]
+pub(super) fn send(
+    calendar: &mut [Vec<Delivery>],
+    mask: u64,
+    outbox: &mut Outbox,
+    end: WireEnd,
+    arrive: Slot,
+    pkt: Packet,
+) {
+    let (mut to, mut dest) = (end.to, end.dest);
+    if dest == WireEnd::SPLIT {
+        (to, dest) = outbox.enter_split(to, &pkt);
+    }
+    if dest == WireEnd::LOCAL {
+        debug_assert!(calendar.len() == mask as usize + 1);
+        // SAFETY: the calendar has mask + 1 buckets (a power of two).
+        unsafe { calendar.get_unchecked_mut((arrive & mask) as usize) }.push(Delivery { to, pkt })
+    } else {
+        outbox.boxes[dest as usize].push(Transfer {
+            arrive: arrive as u32,
+            to,
+            pkt,
+        })
+    }
+}
+
+impl<R: Router> Partition<R> {
+    /// The packets of other partitions due now (or late), in ring order:
+    /// partitions in index order, then by delay.
+    // Out of line: the single-partition slot loop stays as lean as before.
+    #[inline(never)]
+    pub(super) fn deliver_inbound(&mut self, t: Slot) {
+        let mut inbound = std::mem::take(&mut self.inbound);
+        for i in inbound.iter_mut().filter(|i| i.avail > 0) {
+            let chunk = i
+                .ring
+                .read_chunk(i.avail)
+                .expect("transfers seen in the ring stay readable");
+            let (a, b) = chunk.as_slices();
+            let mut taken = 0;
+            for tr in a.iter().chain(b) {
+                if self.due_slot(tr.arrive) > t {
+                    break;
+                }
+                self.deliver_one(tr.to, tr.pkt, t);
+                taken += 1;
+            }
+            chunk.commit(taken);
+            i.avail -= taken;
+        }
+        self.inbound = inbound;
+    }
+
+    /// Take the rings from other partitions, in `Placement::exchanges`
+    /// order (by sending partition, then delay).
+    pub fn attach_inbound(&mut self, rings: Vec<Consumer<Transfer>>) {
+        self.inbound = rings
+            .into_iter()
+            .map(|ring| Inbound { ring, avail: 0 })
+            .collect();
+    }
+
+    /// Look at what the other partitions have published. Called after seeing
+    /// their progress: every packet they sent before it, so every packet due
+    /// before `progress + lookahead`, is then known to be in the rings.
+    pub fn refresh_inbound(&mut self) {
+        for i in &mut self.inbound {
+            i.avail = i.ring.slots();
+        }
+    }
+
+    /// Move everything published to the calendar: makes room for a peer
+    /// waiting to send while this partition waits to send to it.
+    pub fn drain_inbound(&mut self) {
+        let mut inbound = std::mem::take(&mut self.inbound);
+        for i in &mut inbound {
+            let n = i.ring.slots();
+            if n > 0 {
+                let chunk = i.ring.read_chunk(n).expect("slots() are readable");
+                let (a, b) = chunk.as_slices();
+                self.accept(a);
+                self.accept(b);
+                chunk.commit_all();
+            }
+            i.avail = 0;
+        }
+        self.inbound = inbound;
+    }
+
+    /// The slot a transfer due at `low` (low 32 bits) is delivered in: its
+    /// due slot, or now if that has passed (loose synchronisation; counted).
+    #[inline]
+    fn due_slot(&mut self, low: u32) -> Slot {
+        let arrive = full_slot(self.now, low);
+        if arrive < self.now {
+            self.stats.late_transfers += 1;
+            self.stats.late_slots += self.now - arrive;
+            return self.now;
+        }
+        arrive
+    }
+
+    /// Packets from other partitions into the calendar. Late ones are
+    /// delivered in the current slot.
+    #[inline(never)]
+    fn accept(&mut self, batch: &[Transfer]) {
+        let now = self.now;
+        for tr in batch {
+            let arrive = self.due_slot(tr.arrive);
+            let d = Delivery {
+                to: tr.to,
+                pkt: tr.pkt,
+            };
+            self.calendar.put(now, arrive, d);
+        }
+    }
+}

@@ -1,0 +1,626 @@
+//! The partition: the routers and endpoints one worker owns, how it is
+//! built from the topology and the placement, and its timeslot loop (see the
+//! module comment of `engine`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::arrivals::{Arrivals, STREAM_FLOW_BIT};
+use super::exchange::{
+    Calendar, Inbound, Outbox, PackedTarget, SplitSwitch, Target, Wire, WireEnd, send,
+};
+use super::placement::{NO_ROUTER, Placement};
+use crate::config::TransportConfig;
+use crate::config::TransportKind;
+use crate::endpoint::EndpointState;
+use crate::endpoint::transport::FlowSender;
+use crate::endpoint::workload::WorkloadPlan;
+use crate::fabric::topology::{Peer, Topology};
+use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, Slot};
+use crate::scheme::route::TableRoute;
+use crate::scheme::{Router, RouterPorts};
+
+/// Transport timers are checked every this many slots.
+const TIMER_INTERVAL: u64 = 8;
+
+/// Read-only facts every partition shares.
+#[derive(Clone, Debug)]
+pub struct Shared {
+    pub transport: TransportConfig,
+    /// Base link rate in Mb/s (one packet per slot).
+    pub base_rate: u32,
+    pub sample_interval: u64,
+    pub keep_series: bool,
+    pub max_series: usize,
+    pub endpoints: usize,
+    pub payload_bytes: u32,
+    pub nic_capacity: usize,
+    pub placement: Placement,
+    /// `placement.exchanges(..)`: the rings between partitions, made by the
+    /// runner and indexed the same way by every partition.
+    pub exchanges: Vec<Vec<(u16, u32)>>,
+}
+
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct QueueSample {
+    pub slot: Slot,
+    pub switch: u32,
+    pub port: PortId,
+    pub occupancy: u32,
+}
+
+/// Counters a partition accumulates over a run.
+#[derive(Debug, Default)]
+pub struct PartitionStats {
+    /// Packets sent by router ports (one per router hop).
+    pub router_packets: u64,
+    /// Data packets delivered in order (transport) or received (open loop).
+    pub delivered: u64,
+    pub nic_drops: u64,
+    pub late_transfers: u64,
+    pub late_slots: u64,
+    pub samples: u64,
+    /// Per local router, per port: sum and max of sampled occupancy.
+    pub occupancy_sum: Vec<Vec<u64>>,
+    pub occupancy_max: Vec<Vec<u32>>,
+    pub series: Vec<QueueSample>,
+    pub series_dropped: u64,
+    /// Open-loop packets received, indexed by stream id without STREAM_FLOW_BIT.
+    pub stream_delivered: Vec<u64>,
+}
+
+/// One worker's share of the network. Fields of the rooms that hold them:
+/// `arrivals` (flows and streams to come), `calendar`, `outbox` and
+/// `inbound` (the exchange).
+pub struct Partition<R> {
+    pub index: usize,
+    pub now: Slot,
+    pub(super) shared: Arc<Shared>,
+    pub routers: Vec<R>,
+    /// Global id of each local router.
+    pub router_ids: Vec<u32>,
+    /// Per local router, the ports this partition emulates (all of them
+    /// unless the switch is split).
+    owned_ports: Vec<Vec<bool>>,
+    wires: Vec<Vec<Wire>>,
+    pub endpoints: Vec<EndpointState>,
+    ep_wires: Vec<Wire>,
+    /// Endpoints that may have something to send.
+    pub(super) ep_ready: Vec<u64>,
+    /// Indexed by the global endpoint id that sends first in a slot
+    /// (slot modulo endpoints): the first local endpoint to send.
+    ep_rotation: Vec<u32>,
+    pub flows: Vec<FlowSender>,
+    /// Per flow received: the next sequence number expected.
+    recv: HashMap<u32, u32>,
+    /// Flows and open-loop traffic still to come.
+    pub arrivals: Arrivals,
+    pub(super) calendar: Calendar,
+    pub outbox: Outbox,
+    /// Rings from other partitions, in `Placement::exchanges` order.
+    pub(super) inbound: Vec<Inbound>,
+    srpt: bool,
+    /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
+    pub lookahead: u64,
+    pub stats: PartitionStats,
+}
+
+fn rate_mbps(gbps: f64) -> u32 {
+    (gbps * 1000.0).round().max(1.0) as u32
+}
+
+impl<R: Router> Partition<R> {
+    pub fn new(
+        index: usize,
+        topo: &Topology,
+        shared: Arc<Shared>,
+        plan: &WorkloadPlan,
+        mut build: impl FnMut(u32, &RouterPorts, TableRoute) -> R,
+    ) -> Self {
+        let pl = &shared.placement;
+        let nparts = pl.parts;
+        let tables = topo.next_hops();
+        let base = shared.base_rate;
+        // Split switches, numbered in switch order: senders route into them.
+        let mut split_index = vec![u32::MAX; topo.switches.len()];
+        let mut splits = Vec::new();
+        for (sid, &is_split) in pl.split.iter().enumerate() {
+            if is_split {
+                split_index[sid] = splits.len() as u32;
+                splits.push(SplitSwitch::new(
+                    &tables[sid],
+                    &pl.port_part[sid],
+                    &pl.switch_local[sid],
+                ));
+            }
+        }
+        let mut outbox = Outbox::new(
+            &shared.exchanges[index],
+            splits,
+            index as u16,
+            nparts,
+            shared.transport.ack_delay_slots,
+        );
+        let mut end_for = |peer: Peer, latency: u32| -> WireEnd {
+            let (part, local) = match peer {
+                Peer::Endpoint(e) => (
+                    pl.endpoint_part[e as usize],
+                    Target::Endpoint {
+                        idx: pl.endpoint_local[e as usize],
+                    },
+                ),
+                Peer::Switch { switch, port } if pl.split[switch as usize] => {
+                    return outbox.split_end(split_index[switch as usize], port, latency);
+                }
+                Peer::Switch { switch, port } => {
+                    let part = pl.owner(switch);
+                    let idx = pl.switch_local[switch as usize][part as usize];
+                    (part, Target::Switch { idx, port })
+                }
+            };
+            WireEnd {
+                to: PackedTarget::pack(local),
+                dest: outbox.dest(part, latency),
+            }
+        };
+        let mut routers = Vec::new();
+        let mut router_ids = Vec::new();
+        let mut wires: Vec<Vec<Wire>> = Vec::new();
+        let mut owned_ports: Vec<Vec<bool>> = Vec::new();
+        let mut max_delay = shared.transport.ack_delay_slots as u64;
+        // Smallest delay of anything sent to this partition: how far it may
+        // run ahead of the others without a packet arriving after its due slot.
+        let lookahead = shared
+            .exchanges
+            .iter()
+            .flatten()
+            .filter(|&&(to, _)| to as usize == index)
+            .map(|&(_, delay)| delay as u64)
+            .min()
+            .unwrap_or(u64::MAX);
+        for (sid, sw) in topo.switches.iter().enumerate() {
+            if pl.switch_local[sid][index] == NO_ROUTER {
+                continue;
+            }
+            debug_assert_eq!(pl.switch_local[sid][index] as usize, routers.len());
+            let ports = RouterPorts {
+                buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
+            };
+            let router = build(sid as u32, &ports, TableRoute::new(&tables[sid]));
+            // `routers_transmit` indexes wires by the ports a router marks busy.
+            assert_eq!(router.port_count(), sw.ports.len(), "router port count");
+            routers.push(router);
+            router_ids.push(sid as u32);
+            // A split switch's router here only ever queues packets for the
+            // ports this partition owns; the others' wires stay idle.
+            let owned: Vec<bool> = pl.port_part[sid]
+                .iter()
+                .map(|&p| p as usize == index)
+                .collect();
+            wires.push(
+                sw.ports
+                    .iter()
+                    .zip(&owned)
+                    .map(|(p, &own)| {
+                        let w = Wire::new(
+                            end_for(p.peer, p.link.latency_slots),
+                            p.link.latency_slots,
+                            rate_mbps(p.link.gbps),
+                            base,
+                        );
+                        if own {
+                            max_delay = max_delay.max(p.link.latency_slots as u64);
+                        }
+                        w
+                    })
+                    .collect(),
+            );
+            owned_ports.push(owned);
+        }
+        let mut endpoints = Vec::new();
+        let mut ep_wires = Vec::new();
+        for (eid, ep) in topo.endpoints.iter().enumerate() {
+            if pl.endpoint_part[eid] as usize != index {
+                continue;
+            }
+            endpoints.push(EndpointState::new(eid as EndpointId, shared.nic_capacity));
+            ep_wires.push(Wire::new(
+                end_for(
+                    Peer::Switch {
+                        switch: ep.switch,
+                        port: ep.port,
+                    },
+                    ep.link.latency_slots,
+                ),
+                ep.link.latency_slots,
+                rate_mbps(ep.link.gbps),
+                base,
+            ));
+            max_delay = max_delay.max(ep.link.latency_slots as u64);
+        }
+        let ep_words = endpoints.len().div_ceil(64);
+        // Local endpoints are in global id order: the first local endpoint at
+        // or after global id g sends first; past the last one, wrap to 0.
+        let ep_rotation: Vec<u32> = (0..topo.endpoints.len().max(1))
+            .map(|g| {
+                let k = endpoints.partition_point(|e: &EndpointState| (e.id as usize) < g);
+                if k == endpoints.len() { 0 } else { k as u32 }
+            })
+            .collect();
+        let horizon = (max_delay + 1).next_power_of_two().max(2);
+        let arrivals = Arrivals::new(plan, pl, index, &mut endpoints);
+        let stats = PartitionStats {
+            occupancy_sum: wires.iter().map(|w| vec![0; w.len()]).collect(),
+            occupancy_max: wires.iter().map(|w| vec![0; w.len()]).collect(),
+            stream_delivered: vec![0; plan.open_loop.len()],
+            ..Default::default()
+        };
+        Partition {
+            index,
+            now: 0,
+            srpt: shared.transport.kind == TransportKind::Pfabric,
+            routers,
+            router_ids,
+            owned_ports,
+            wires,
+            endpoints,
+            ep_ready: vec![0; ep_words],
+            ep_rotation,
+            ep_wires,
+            flows: Vec::new(),
+            recv: HashMap::new(),
+            arrivals,
+            calendar: Calendar::new(horizon),
+            outbox,
+            inbound: Vec::new(),
+            stats,
+            lookahead,
+            shared,
+        }
+    }
+
+    /// Run one timeslot.
+    pub fn step(&mut self) {
+        self.step_sends();
+        self.step_rest();
+    }
+
+    /// The first part of a slot: everything that may send to other
+    /// partitions. Deliveries (ACKs to remote endpoints leave as data
+    /// arrives), then every router port sends. Ports go before the endpoints
+    /// because nothing else a slot does reaches a port's queue within the
+    /// slot (every link takes at least one slot). A worker publishes its
+    /// progress after this part, so a peer waiting for this slot's packets
+    /// need not wait for the rest.
+    #[inline]
+    pub fn step_sends(&mut self) {
+        let t = self.now;
+        self.calendar.pull_far(t);
+        self.deliver(t);
+        self.routers_transmit(t);
+    }
+
+    /// The rest of the slot (see `step_sends`): flows start, traffic is
+    /// generated, timers fire, endpoints send (to their own switch, in this
+    /// partition), queues are sampled.
+    #[inline]
+    pub fn step_rest(&mut self) {
+        let t = self.now;
+        self.start_flows(t);
+        self.generate_open_loop(t);
+        if t.is_multiple_of(TIMER_INTERVAL) {
+            self.check_timers(t);
+        }
+        self.endpoints_transmit(t);
+        if t.is_multiple_of(self.shared.sample_interval) {
+            self.sample(t);
+        }
+        self.now = t + 1;
+    }
+
+    /// Hand the packets due this slot to their routers and endpoints.
+    // Each phase of a slot is its own function: inlined into one, the phases'
+    // per-packet loops compete for registers and spill packets field by field.
+    #[inline(never)]
+    fn deliver(&mut self, t: Slot) {
+        let slot = (t & self.calendar.mask) as usize;
+        let mut bucket = std::mem::take(&mut self.calendar.buckets[slot]);
+        for d in bucket.drain(..) {
+            self.deliver_one(d.to, d.pkt, t);
+        }
+        self.calendar.buckets[slot] = bucket;
+        if !self.inbound.is_empty() {
+            self.deliver_inbound(t);
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn deliver_one(&mut self, to: PackedTarget, pkt: Packet, t: Slot) {
+        let to = to.0;
+        if to & PackedTarget::ENDPOINT == 0 {
+            let r = (to >> 16) as usize;
+            debug_assert!(r < self.routers.len());
+            // SAFETY: targets are only made from the placement's local
+            // router indices (in `new`, `Outbox::split_hop`), and a partition
+            // holds a router for each local index of its own.
+            unsafe { self.routers.get_unchecked_mut(r) }.receive(pkt, to as PortId, t);
+        } else {
+            self.endpoint_receive((to & !PackedTarget::ENDPOINT) as usize, pkt, t);
+        }
+    }
+
+    #[inline(never)]
+    fn endpoints_transmit(&mut self, t: Slot) {
+        // Rotate which endpoint goes first, so that no source always wins the
+        // last free buffer slot at a shared port. The rotation runs over all
+        // endpoints of the network, so every partition sends in the order a
+        // single partition would.
+        let n = self.endpoints.len();
+        if n > 0 {
+            let first = self.ep_rotation[(t % self.ep_rotation.len() as u64) as usize] as usize;
+            for (lo, hi) in [(first, n), (0, first)] {
+                for wi in lo >> 6..hi.div_ceil(64) {
+                    // Only the bits of this word that fall in [lo, hi).
+                    let from = lo.saturating_sub(wi * 64).min(64);
+                    let to = (hi - wi * 64).min(64);
+                    let low_mask = if from == 64 { 0 } else { !0u64 << from };
+                    let high_mask = if to == 64 { !0u64 } else { (1u64 << to) - 1 };
+                    let mut bits = self.ep_ready[wi] & low_mask & high_mask;
+                    while bits != 0 {
+                        let i = wi * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        self.endpoint_transmit(i, t);
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn mark_ready(ready: &mut [u64], i: usize) {
+        ready[i >> 6] |= 1 << (i & 63);
+    }
+
+    #[inline(never)]
+    fn routers_transmit(&mut self, t: Slot) {
+        let base = self.shared.base_rate;
+        let Partition {
+            routers,
+            wires,
+            calendar,
+            outbox,
+            stats,
+            ..
+        } = self;
+        let Calendar {
+            buckets: calendar,
+            mask,
+            ..
+        } = calendar;
+        let mut sent = 0u64;
+        for (router, wires) in routers.iter_mut().zip(wires.iter_mut()) {
+            debug_assert_eq!(wires.len(), router.port_count());
+            for wi in 0..router.backlog().len() {
+                let mut bits = router.backlog()[wi];
+                while bits != 0 {
+                    let p = wi * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    // SAFETY: routers only mark ports they have, and a router has
+                    // one wire per port (built together in `new`).
+                    let w = unsafe { wires.get_unchecked_mut(p) };
+                    if w.rate == base {
+                        // Base-rate link: exactly one packet per slot, no credit to keep.
+                        if let Some(mut pkt) = router.transmit(p as PortId, t) {
+                            pkt.hops = pkt.hops.wrapping_add(1);
+                            sent += 1;
+                            send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+                        }
+                        continue;
+                    }
+                    w.refill(t, base);
+                    while w.credit >= base {
+                        let Some(mut pkt) = router.transmit(p as PortId, t) else {
+                            break;
+                        };
+                        w.credit -= base;
+                        pkt.hops = pkt.hops.wrapping_add(1);
+                        sent += 1;
+                        send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
+                    }
+                }
+            }
+        }
+        stats.router_packets += sent;
+    }
+
+    #[inline]
+    fn endpoint_transmit(&mut self, i: usize, t: Slot) {
+        let base = self.shared.base_rate;
+        let w = &mut self.ep_wires[i];
+        let single = w.rate == base;
+        if !single {
+            w.refill(t, base);
+        }
+        while single || self.ep_wires[i].credit >= base {
+            let pkt = match self.endpoints[i].nic.pop_front() {
+                Some(p) => p,
+                None => match self.next_transport_packet(i, t) {
+                    Some(p) => p,
+                    None => {
+                        // Idle until a packet is generated, a flow opens, an ACK or a timeout.
+                        self.ep_ready[i >> 6] &= !(1 << (i & 63));
+                        break;
+                    }
+                },
+            };
+            let w = &mut self.ep_wires[i];
+            let (end, arrive) = (w.to, t + w.latency as u64);
+            if !single {
+                w.credit -= base;
+            }
+            send(
+                &mut self.calendar.buckets,
+                self.calendar.mask,
+                &mut self.outbox,
+                end,
+                arrive,
+                pkt,
+            );
+            if single {
+                break;
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn next_transport_packet(&mut self, i: usize, t: Slot) -> Option<Packet> {
+        let ep = &mut self.endpoints[i];
+        let n = ep.active.len();
+        if n == 0 {
+            return None;
+        }
+        let chosen = if self.srpt {
+            // pFabric hosts send the flow with the least remaining data first.
+            ep.active
+                .iter()
+                .map(|&fi| fi as usize)
+                .filter(|&fi| self.flows[fi].can_send())
+                .min_by_key(|&fi| self.flows[fi].remaining())?
+        } else {
+            let mut found = None;
+            for k in 0..n {
+                let j = (ep.rr + k) % n;
+                let fi = ep.active[j] as usize;
+                if self.flows[fi].can_send() {
+                    ep.rr = j + 1;
+                    found = Some(fi);
+                    break;
+                }
+            }
+            found?
+        };
+        let tr = &self.shared.transport;
+        let f = &mut self.flows[chosen];
+        let seq = f.take_seq(t);
+        let ect = match tr.kind {
+            TransportKind::Dctcp => true,
+            TransportKind::Tcp => tr.ecn,
+            TransportKind::Pfabric => false,
+        };
+        let mut flags = if ect { ECT } else { 0 };
+        if seq + 1 == f.size {
+            flags |= FIN;
+        }
+        Some(Packet {
+            flow: f.id,
+            seq,
+            prio: if self.srpt { f.remaining() } else { f.class },
+            stamp: t as u32,
+            src: f.src,
+            dst: f.dst,
+            tag: 0,
+            flags,
+            hops: 0,
+            data: [0; 8],
+        })
+    }
+
+    #[inline]
+    fn endpoint_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
+        if pkt.flags & (ACK | OPEN_LOOP) == OPEN_LOOP {
+            self.endpoints[idx].delivered += 1;
+            self.stats.delivered += 1;
+            // Sized for every stream of the plan in `new`.
+            self.stats.stream_delivered[(pkt.flow & !STREAM_FLOW_BIT) as usize] += 1;
+            return;
+        }
+        self.transport_receive(idx, pkt, t);
+    }
+
+    /// Data and ACKs of window-controlled flows (kept out of the open-loop path).
+    #[inline(never)]
+    fn transport_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
+        if pkt.has(ACK) {
+            self.sender_ack(pkt, t);
+            return;
+        }
+        let ep = &mut self.endpoints[idx];
+        let expected = self.recv.entry(pkt.flow).or_insert(0);
+        if pkt.seq == *expected {
+            *expected += 1;
+            ep.delivered += 1;
+            self.stats.delivered += 1;
+        }
+        let cum = *expected;
+        if pkt.has(FIN) && cum == pkt.seq + 1 {
+            self.recv.remove(&pkt.flow);
+        }
+        let ack = Packet {
+            seq: cum,
+            src: pkt.dst,
+            dst: pkt.src,
+            flags: ACK | if pkt.has(CE) { ECE } else { 0 },
+            ..pkt
+        };
+        let arrive = t + self.shared.transport.ack_delay_slots as u64;
+        let pl = &self.shared.placement;
+        let part = pl.endpoint_part[pkt.src as usize];
+        let to = PackedTarget::pack(Target::Endpoint {
+            idx: pl.endpoint_local[pkt.src as usize],
+        });
+        let end = WireEnd {
+            to,
+            dest: self.outbox.ack_dest[part as usize],
+        };
+        send(
+            &mut self.calendar.buckets,
+            self.calendar.mask,
+            &mut self.outbox,
+            end,
+            arrive,
+            ack,
+        );
+    }
+
+    fn check_timers(&mut self, t: Slot) {
+        for (i, ep) in self.endpoints.iter().enumerate() {
+            for &fi in &ep.active {
+                if self.flows[fi as usize].check_timeout(t, &self.shared.transport) {
+                    self.ep_ready[i >> 6] |= 1 << (i & 63);
+                }
+            }
+        }
+    }
+
+    fn sample(&mut self, t: Slot) {
+        self.stats.samples += 1;
+        for (r, router) in self.routers.iter().enumerate() {
+            for p in 0..router.port_count() {
+                if !self.owned_ports[r][p] {
+                    continue;
+                }
+                let occ = router.occupancy(p as PortId);
+                self.stats.occupancy_sum[r][p] += occ as u64;
+                let m = &mut self.stats.occupancy_max[r][p];
+                *m = (*m).max(occ);
+                if self.shared.keep_series {
+                    if self.stats.series.len() < self.shared.max_series {
+                        self.stats.series.push(QueueSample {
+                            slot: t,
+                            switch: self.router_ids[r],
+                            port: p as PortId,
+                            occupancy: occ,
+                        });
+                    } else {
+                        self.stats.series_dropped += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Occupancy of a local router's port right now.
+    pub fn occupancy(&self, router: usize, port: PortId) -> u32 {
+        self.routers[router].occupancy(port)
+    }
+}

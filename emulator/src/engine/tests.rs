@@ -1,0 +1,320 @@
+//! Tests of the engine's rooms: placement, exchange rings, and runs on
+//! two workers against one.
+
+use super::exchange::full_slot;
+use super::*;
+use crate::config::Config;
+use crate::experiment::run_config;
+use crate::fabric::topology::{LinkParams, Peer, Topology};
+
+const LINK: LinkParams = LinkParams {
+    gbps: 10.0,
+    buffer_pkts: 64,
+    latency_slots: 1,
+};
+
+fn run_toml(text: &str) -> crate::output::Report {
+    let cfg: Config = toml::from_str(text).expect("test config");
+    run_config(&cfg).expect("valid test config")
+}
+
+#[test]
+fn transfers_carry_the_due_slot_in_32_bits() {
+    assert_eq!(std::mem::size_of::<Transfer>(), 40);
+    for now in [0u64, 5, (1 << 32) - 3, 1 << 32, (7 << 32) + 12345] {
+        for delta in [-70i64, -1, 0, 1, 4, 65, 1 << 20] {
+            let slot = (now as i64 + delta).max(0) as u64;
+            assert_eq!(full_slot(now, slot as u32), slot, "now {now}, slot {slot}");
+        }
+    }
+}
+
+#[test]
+fn aggregation_switch_of_two_racks_is_split_by_rack() {
+    let topo = Topology::racks(2, 4, LINK, LINK).unwrap();
+    let agg = 2;
+    let one = Placement::by_group(&topo, 1);
+    assert!(
+        one.split.iter().all(|&s| !s),
+        "one partition splits nothing"
+    );
+    assert_eq!(one.switch_local[agg], vec![2]);
+
+    let two = Placement::by_group(&topo, 2);
+    assert_eq!(two.split, vec![false, false, true]);
+    // agg port r faces tor r: emulated by rack r's partition.
+    assert_eq!(two.port_part[agg], vec![0, 1]);
+    assert_eq!(two.port_part[0], vec![0; 5]);
+    assert_eq!(two.port_part[1], vec![1; 5]);
+    // Each partition: its ToR, then its router of the aggregation switch.
+    assert_eq!(two.switch_local[0], vec![0, NO_ROUTER]);
+    assert_eq!(two.switch_local[1], vec![NO_ROUTER, 0]);
+    assert_eq!(two.switch_local[agg], vec![1, 1]);
+    assert_eq!(two.endpoint_part, vec![0, 0, 0, 0, 1, 1, 1, 1]);
+}
+
+#[test]
+fn fat_tree_splits_the_cores_by_pod() {
+    let topo = Topology::fat_tree(4, LINK).unwrap();
+    let pl = Placement::by_group(&topo, 2);
+    for (sid, sw) in topo.switches.iter().enumerate() {
+        let is_core = sw.name.starts_with("core");
+        assert_eq!(pl.split[sid], is_core, "{}", sw.name);
+        for (p, port) in sw.ports.iter().enumerate() {
+            let Peer::Switch { switch, .. } = port.peer else {
+                assert_eq!(pl.port_part[sid][p], pl.owner(sid as u32));
+                continue;
+            };
+            if is_core {
+                // Pods alternate between the two partitions.
+                let pod = topo.switches[switch as usize].group;
+                assert_eq!(pl.port_part[sid][p] as u32, pod % 2, "{}", sw.name);
+            } else {
+                assert!(!pl.split[sid]);
+            }
+        }
+    }
+    // Three workers, k = 4: four pods on three partitions; still every
+    // port has exactly one partition and that partition has a router.
+    let pl = Placement::by_group(&topo, 3);
+    for (sid, ports) in pl.port_part.iter().enumerate() {
+        for &p in ports {
+            assert_ne!(pl.switch_local[sid][p as usize], NO_ROUTER);
+        }
+    }
+}
+
+/// One ring per (receiver, delay): ToR-to-aggregation links (latency 3)
+/// enter the split aggregation switch, ACKs (delay 4) go between the
+/// racks' endpoints.
+#[test]
+fn exchanges_have_one_ring_per_receiver_and_delay() {
+    let uplink = LinkParams {
+        latency_slots: 3,
+        ..LINK
+    };
+    let topo = Topology::racks(2, 4, LINK, uplink).unwrap();
+    let two = Placement::by_group(&topo, 2);
+    assert_eq!(
+        two.exchanges(&topo, 4),
+        vec![vec![(1, 3), (1, 4)], vec![(0, 3), (0, 4)]]
+    );
+    // Same delay twice: one ring.
+    assert_eq!(two.exchanges(&topo, 3), vec![vec![(1, 3)], vec![(0, 3)]]);
+    assert_eq!(
+        Placement::by_group(&topo, 1).exchanges(&topo, 4),
+        vec![Vec::<(u16, u32)>::new()]
+    );
+    let fat = Topology::fat_tree(4, LINK).unwrap();
+    let plan = Placement::by_group(&fat, 2).exchanges(&fat, 7);
+    // Pods alternate between the partitions; cores are split by pod, so
+    // aggregation-to-core links cross, and so do ACKs.
+    assert_eq!(plan, vec![vec![(1, 1), (1, 7)], vec![(0, 1), (0, 7)]]);
+}
+
+/// Packets from other workers are delivered in a fixed order (after the
+/// partition's own, ring by ring), not in the order they happened to be
+/// taken in: two runs on 2 workers give the same result to the packet,
+/// even where ports are fed from both workers (the fat tree's cores) and
+/// data and ACKs cross with different delays.
+#[test]
+fn runs_on_two_workers_are_repeatable() {
+    let run = || {
+        let text = r#"
+            [emulation]
+            duration_us = 12000
+            threads = 2
+            pin_threads = false
+            [topology]
+            kind = "fat_tree"
+            k = 4
+            link = { gbps = 10, buffer_pkts = 16, latency_slots = 2 }
+            [transport]
+            ack_delay_slots = 3
+            [[workload]]
+            kind = "poisson"
+            load = 0.8
+            sizes = "web_search"
+            "#;
+        run_toml(text)
+    };
+    let first = run();
+    assert_eq!(first.summary.late_transfers, 0);
+    assert!(first.summary.drops > 0, "the test must see drops");
+    let counters = |r: &crate::output::Report| {
+        r.ports
+            .iter()
+            .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
+            .collect::<Vec<_>>()
+    };
+    let fcts = |r: &crate::output::Report| {
+        r.flows
+            .iter()
+            .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
+            .collect::<Vec<_>>()
+    };
+    for _ in 0..3 {
+        let again = run();
+        assert_eq!(counters(&first), counters(&again));
+        assert_eq!(fcts(&first), fcts(&again));
+    }
+}
+
+fn two_racks(scheme: &str, threads: usize, workload: &str) -> crate::output::Report {
+    let text = format!(
+        r#"
+        [emulation]
+        duration_us = 6000
+        threads = {threads}
+        pin_threads = false
+        [topology]
+        kind = "rack"
+        racks = 2
+        hosts_per_rack = 8
+        host_link = {{ gbps = 10, buffer_pkts = 12, latency_slots = 1 }}
+        uplink = {{ gbps = 40, buffer_pkts = 24, latency_slots = 3 }}
+        [scheme]
+        {scheme}
+        {workload}
+        "#
+    );
+    run_toml(&text)
+}
+
+/// A fat tree on 2 workers (cores split by pod) emulates the 1-worker
+/// network: flows keep their ids (and so their ECMP paths), every port is
+/// reported once, nothing is late and every flow completes. (Ports fed
+/// from both workers, the cores', may order same-slot arrivals
+/// differently, so TCP's dynamics need not match packet for packet.)
+#[test]
+fn fat_tree_on_two_workers_matches_one() {
+    let run = |threads: usize| {
+        let text = format!(
+            r#"
+            [emulation]
+            duration_us = 20000
+            threads = {threads}
+            pin_threads = false
+            [topology]
+            kind = "fat_tree"
+            k = 4
+            link = {{ gbps = 10, buffer_pkts = 32, latency_slots = 2 }}
+            [[workload]]
+            kind = "random"
+            flow_bytes = 730000
+            [[workload]]
+            kind = "stride"
+            k = 5
+            flow_bytes = 730000
+            "#
+        );
+        run_toml(&text)
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(two.summary.threads, 2);
+    assert_eq!(two.summary.late_transfers, 0);
+    // 20 switches with 4 ports each, every one reported once.
+    assert_eq!(two.ports.len(), 80);
+    assert!(
+        two.ports
+            .iter()
+            .any(|p| p.switch.starts_with("core") && p.transmitted > 0)
+    );
+    let ids = |r: &crate::output::Report| {
+        let mut v: Vec<(u32, u16, u16)> = r.flows.iter().map(|f| (f.id, f.src, f.dst)).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(ids(&one), ids(&two), "same flows, same ids");
+    assert_eq!(one.summary.flows_completed, 32);
+    assert_eq!(two.summary.flows_completed, 32);
+    assert_eq!(one.summary.delivered_packets, two.summary.delivered_packets);
+    let share = two.summary.workers[0].router_packets as f64 / two.summary.router_packets as f64;
+    assert!((0.3..0.7).contains(&share), "worker 0 share {share}");
+}
+
+/// With exact synchronisation and a split aggregation switch, 2 workers
+/// emulate exactly what 1 does: every port's counters agree.
+#[test]
+fn split_switch_runs_are_exact() {
+    let open_loop = r#"
+        [[workload]]
+        kind = "open_loop"
+        sources = [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]
+        destination = "random"
+        rate = 0.9
+    "#;
+    let flows = r#"
+        [[workload]]
+        kind = "poisson"
+        load = 0.7
+        sizes = "web_search"
+    "#;
+    for (scheme, workload) in [
+        (r#"kind = "droptail""#, open_loop),
+        (
+            r#"kind = "red"
+            min_th = 2.0
+            max_th = 10.0
+            max_p = 0.3
+            weight = 0.2"#,
+            open_loop,
+        ),
+        (r#"kind = "drr""#, open_loop),
+        (r#"kind = "pfabric""#, open_loop),
+        (r#"kind = "droptail""#, flows),
+        (
+            r#"kind = "dctcp"
+            k = 4"#,
+            flows,
+        ),
+    ] {
+        let one = two_racks(scheme, 1, workload);
+        let two = two_racks(scheme, 2, workload);
+        assert_eq!(two.summary.threads, 2);
+        assert_eq!(two.summary.late_transfers, 0);
+        assert!(one.summary.drops > 0, "{scheme}: the test must see drops");
+        assert_eq!(
+            one.ports.len(),
+            two.ports.len(),
+            "{scheme}: one report per port"
+        );
+        for (a, b) in one.ports.iter().zip(&two.ports) {
+            assert_eq!(
+                (
+                    a.switch_id,
+                    a.port,
+                    a.enqueued,
+                    a.transmitted,
+                    a.dropped,
+                    a.marked
+                ),
+                (
+                    b.switch_id,
+                    b.port,
+                    b.enqueued,
+                    b.transmitted,
+                    b.dropped,
+                    b.marked
+                ),
+                "{scheme}: port {} of {}",
+                a.port,
+                a.switch
+            );
+        }
+        assert_eq!(one.summary.router_packets, two.summary.router_packets);
+        assert_eq!(one.summary.delivered_packets, two.summary.delivered_packets);
+        assert_eq!(one.summary.flows_completed, two.summary.flows_completed);
+        // The aggregation switch's work is shared out: under symmetric
+        // traffic each worker emulates about half of the router hops
+        // (without the split, rack 0's worker did about 60 %).
+        if workload == open_loop {
+            let w = &two.summary.workers;
+            let share = w[0].router_packets as f64 / one.summary.router_packets as f64;
+            assert!(
+                (0.45..0.55).contains(&share),
+                "{scheme}: worker 0 share {share}"
+            );
+        }
+    }
+}
