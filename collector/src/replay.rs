@@ -51,6 +51,10 @@ pub struct FlowSummary {
 pub struct ReplayReport {
     pub frames: u64,
     pub flows: usize,
+    /// Packets of non-Ethernet pcapng interfaces, skipped.
+    pub non_ethernet: u64,
+    /// Bytes of a last record cut short (the file ended inside it), ignored.
+    pub truncated_tail_bytes: u64,
     #[serde(flatten)]
     pub counters: WorkerCounters,
 }
@@ -85,7 +89,7 @@ pub fn replay(
         ..WorkerConfig::default()
     };
     let mut worker = Worker::new(cfg, MirroredFrameDecoder, source, settings, None, None);
-    let frames = PcapReplay::open(pcap, opts.pace)?
+    let read = PcapReplay::open(pcap, opts.pace)?
         .for_each(|meta, data| worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, data))?;
     let window = *worker.window();
     let map = worker.map();
@@ -116,8 +120,10 @@ pub fn replay(
             .cmp(&(&b.switch, &b.src, &b.dst, b.proto, b.sport, b.dport))
     });
     let report = ReplayReport {
-        frames,
+        frames: read.frames,
         flows: out.len(),
+        non_ethernet: read.non_ethernet,
+        truncated_tail_bytes: read.truncated_tail_bytes,
         counters: worker.counters,
     };
     Ok((out, report))
