@@ -41,6 +41,8 @@ pub struct FlowSummary {
     pub bps: f64,
     pub samples: u64,
     pub estimator: EstimatorKind,
+    /// Sampled bytes x a ratio measured on TCP flows (see [`EstimatorKind::low_confidence`]).
+    pub low_confidence: bool,
     pub port: Option<u32>,
     pub dst_mac: String,
     pub first_sample_us: u64,
@@ -108,6 +110,7 @@ pub fn replay(
                 bps: est.bytes_per_sec * 8.0,
                 samples: est.samples,
                 estimator: est.kind,
+                low_confidence: est.kind.low_confidence(),
                 port: (st.port != NO_PORT).then(|| map.ports[st.port as usize].port),
                 dst_mac: format_mac(&st.dst_mac),
                 first_sample_us: est.first_ns / 1000,
