@@ -132,12 +132,27 @@ pub struct ControlConfig {
     /// Address of the control / metrics HTTP endpoint.
     #[serde(default = "default_listen")]
     pub listen: String,
+    /// Basic-auth credentials every `/v1/...` request must carry; required unless the
+    /// endpoint listens on loopback only.
+    pub username: Option<String>,
+    pub password: Option<String>,
 }
 
 impl Default for ControlConfig {
     fn default() -> Self {
         ControlConfig {
             listen: default_listen(),
+            username: None,
+            password: None,
+        }
+    }
+}
+
+impl ControlConfig {
+    pub fn credentials(&self) -> Option<crate::control::ControlCredentials> {
+        match (&self.username, &self.password) {
+            (Some(u), Some(p)) => Some(crate::control::ControlCredentials::new(u, p)),
+            _ => None,
         }
     }
 }
@@ -294,7 +309,8 @@ impl Config {
                 return Err("export: need 0 < min_backoff_ms <= max_backoff_ms".into());
             }
         }
-        self.control
+        let listen = self
+            .control
             .listen
             .parse::<std::net::SocketAddr>()
             .map_err(|_| {
@@ -303,6 +319,27 @@ impl Config {
                     self.control.listen
                 )
             })?;
+        let c = &self.control;
+        match (&c.username, &c.password) {
+            (Some(u), Some(p)) => {
+                if u.is_empty() || u.contains(':') || p.is_empty() {
+                    return Err(
+                        "control.username must be non-empty without ':' and control.password non-empty"
+                            .into(),
+                    );
+                }
+            }
+            (Some(_), None) | (None, Some(_)) => {
+                return Err("control.username and control.password go together".into());
+            }
+            (None, None) if !listen.ip().is_loopback() => {
+                return Err(format!(
+                    "control.listen {} is not a loopback address: set control.username and control.password (writes to the forwarding map must be authenticated)",
+                    self.control.listen
+                ));
+            }
+            (None, None) => {}
+        }
         Ok(())
     }
 
@@ -370,6 +407,19 @@ listen = "127.0.0.1:7070"
         );
         assert_eq!(c.estimator.window().max_window_ns, 100_000_000);
         assert_eq!(c.estimator.window_kib, 256);
+        assert!(c.control.credentials().is_none());
+    }
+
+    #[test]
+    fn control_beyond_loopback_with_credentials() {
+        let text = EXAMPLE.replace(
+            "listen = \"127.0.0.1:7070\"",
+            "listen = \"0.0.0.0:7070\"\nusername = \"planck\"\npassword = \"s3cret\"",
+        );
+        let c = Config::parse(&text).unwrap();
+        let cred = c.control.credentials().unwrap();
+        assert!(cred.admit(Some("Basic cGxhbmNrOnMzY3JldA==")));
+        assert!(!cred.admit(Some("Basic cGxhbmNrOnMzY3JldB==")));
     }
 
     #[test]
@@ -394,6 +444,17 @@ listen = "127.0.0.1:7070"
             (
                 EXAMPLE.replace("collector_id = \"c1\"", "collector_id = 5"),
                 "line 2",
+            ),
+            (
+                EXAMPLE.replace("listen = \"127.0.0.1:7070\"", "listen = \"0.0.0.0:7070\""),
+                "loopback",
+            ),
+            (
+                EXAMPLE.replace(
+                    "listen = \"127.0.0.1:7070\"",
+                    "listen = \"0.0.0.0:7070\"\nusername = \"planck\"",
+                ),
+                "together",
             ),
         ] {
             let e = Config::parse(&bad).unwrap_err();

@@ -1,10 +1,17 @@
 //! Control endpoint: the controller pushes the forwarding map and config here
 //! (docs/protocol/forwarding-map-v1.md); Prometheus scrapes `/metrics`.
+//!
+//! With credentials configured, every `/v1/...` request (reads too: the forwarding map
+//! describes the network) must carry them as HTTP basic auth, the scheme of the export
+//! path; others get 401 and are counted. `/metrics` stays open for Prometheus.
 
 use std::io::Read;
+use std::net::TcpListener;
+use std::os::fd::AsRawFd;
 use std::sync::{Arc, Mutex};
 
 use arc_swap::ArcSwap;
+use base64::Engine;
 
 use crate::detect::DetectionSettings;
 use crate::forwarding::{CollectorConfigV1, CompiledMap, ForwardingMapV1, StaticSwitches};
@@ -21,6 +28,108 @@ pub struct ControlPlane {
     pub metrics: Arc<Metrics>,
     /// Serializes map updates so the generation check and the swap are one step.
     update: Mutex<()>,
+    credentials: Option<ControlCredentials>,
+}
+
+/// Username and password a control request must present (HTTP basic auth).
+#[derive(Clone)]
+pub struct ControlCredentials {
+    /// `username:password`, as a basic-auth header carries it once decoded.
+    expected: Vec<u8>,
+}
+
+impl std::fmt::Debug for ControlCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ControlCredentials(..)")
+    }
+}
+
+impl ControlCredentials {
+    pub fn new(username: &str, password: &str) -> Self {
+        ControlCredentials {
+            expected: format!("{username}:{password}").into_bytes(),
+        }
+    }
+
+    /// Whether an `Authorization` header value carries these credentials.
+    pub fn admit(&self, authorization: Option<&str>) -> bool {
+        let Some(value) = authorization else {
+            return false;
+        };
+        let Some((scheme, token)) = value.trim().split_once(' ') else {
+            return false;
+        };
+        if !scheme.eq_ignore_ascii_case("basic") {
+            return false;
+        }
+        match base64::engine::general_purpose::STANDARD.decode(token.trim()) {
+            Ok(given) => constant_time_eq(&given, &self.expected),
+            Err(_) => false,
+        }
+    }
+}
+
+/// Equality whose time does not depend on where the inputs first differ.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+/// Bind the control endpoint's listener with TCP_NODELAY set. Linux copies the option to
+/// every socket accepted from it, so each response leaves at once instead of waiting
+/// out the client's delayed ACK (~40 ms per keep-alive request otherwise).
+pub fn bind_listener(listen: &str) -> Result<TcpListener, String> {
+    let listener =
+        TcpListener::bind(listen).map_err(|e| format!("control endpoint {listen}: {e}"))?;
+    set_nodelay(&listener).map_err(|e| format!("control endpoint {listen}: TCP_NODELAY: {e}"))?;
+    Ok(listener)
+}
+
+/// The control HTTP server on a listener from [`bind_listener`].
+pub fn server(listener: TcpListener) -> Result<tiny_http::Server, String> {
+    tiny_http::Server::from_listener(listener, None).map_err(|e| format!("control endpoint: {e}"))
+}
+
+fn set_nodelay(socket: &impl AsRawFd) -> std::io::Result<()> {
+    let one: libc::c_int = 1;
+    // SAFETY: a valid fd and a c_int option value of the size given.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            &one as *const libc::c_int as *const libc::c_void,
+            size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Whether TCP_NODELAY is set on a socket.
+pub fn nodelay(socket: &impl AsRawFd) -> std::io::Result<bool> {
+    let mut v: libc::c_int = 0;
+    let mut len = size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: a valid fd; v and len describe a c_int buffer.
+    let rc = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            &mut v as *mut libc::c_int as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if rc == 0 {
+        Ok(v != 0)
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// An HTTP answer: status, body, content type.
@@ -65,9 +174,44 @@ impl ControlPlane {
             settings,
             metrics,
             update: Mutex::new(()),
+            credentials: None,
         }
     }
 
+    /// Require these credentials on every `/v1/...` request.
+    pub fn with_credentials(mut self, credentials: Option<ControlCredentials>) -> Self {
+        self.credentials = credentials;
+        self
+    }
+
+    /// One request as it arrived: checks its credentials, then [`ControlPlane::handle`].
+    pub fn handle_request(
+        &self,
+        method: &str,
+        path: &str,
+        authorization: Option<&str>,
+        body: &[u8],
+    ) -> Reply {
+        match self.refusal(path, authorization) {
+            Some(r) => r,
+            None => self.handle(method, path, body),
+        }
+    }
+
+    /// A 401 (counted) when the request needs credentials it does not carry.
+    fn refusal(&self, path: &str, authorization: Option<&str>) -> Option<Reply> {
+        let resource = path.split('?').next().unwrap_or(path);
+        if resource != "/metrics"
+            && let Some(c) = &self.credentials
+            && !c.admit(authorization)
+        {
+            self.metrics.control_unauthorized.inc();
+            return Some(error(401, "credentials required (HTTP basic auth)"));
+        }
+        None
+    }
+
+    /// A request already admitted (see [`ControlPlane::handle_request`]).
     pub fn handle(&self, method: &str, path: &str, body: &[u8]) -> Reply {
         let path = path.split('?').next().unwrap_or(path);
         match (method, path) {
@@ -158,9 +302,17 @@ impl ControlPlane {
         for mut req in server.incoming_requests() {
             let method = req.method().as_str().to_owned();
             let url = req.url().to_owned();
+            let authorization = req
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv("Authorization"))
+                .map(|h| h.value.as_str().to_owned());
             let mut body = Vec::new();
             let too_big = req.body_length().is_some_and(|l| l as u64 > MAX_BODY);
-            let reply = if too_big {
+            // Credentials first: a refused request's body is never read.
+            let reply = if let Some(r) = self.refusal(&url, authorization.as_deref()) {
+                r
+            } else if too_big {
                 error(413, format!("body larger than {MAX_BODY} bytes"))
             } else {
                 match req.as_reader().take(MAX_BODY + 1).read_to_end(&mut body) {
@@ -174,9 +326,18 @@ impl ControlPlane {
             let header =
                 tiny_http::Header::from_bytes(&b"Content-Type"[..], reply.content_type.as_bytes())
                     .expect("static header");
-            let resp = tiny_http::Response::from_string(reply.body)
+            let mut resp = tiny_http::Response::from_string(reply.body)
                 .with_status_code(reply.status)
                 .with_header(header);
+            if reply.status == 401 {
+                resp.add_header(
+                    tiny_http::Header::from_bytes(
+                        &b"WWW-Authenticate"[..],
+                        &b"Basic realm=\"planck-collector\""[..],
+                    )
+                    .expect("static header"),
+                );
+            }
             let _ = req.respond(resp);
         }
     }

@@ -139,6 +139,15 @@ fn run_replay(
         forwarding,
     };
     let (flows, report) = replay(&pcap, &opts)?;
+    if report.truncated_tail_bytes > 0 {
+        // As tcpdump and tshark do: keep what was complete, say what was not.
+        eprintln!(
+            "planck-collector: warning: {}: file ends inside a record ({} bytes ignored); replayed the {} complete packets before it",
+            pcap.display(),
+            report.truncated_tail_bytes,
+            report.frames
+        );
+    }
     print_lines(&flows, &mut std::io::stdout().lock()).map_err(|e| format!("stdout: {e}"))?;
     eprintln!(
         "{}",

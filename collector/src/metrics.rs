@@ -27,6 +27,7 @@ pub struct Metrics {
     pub notice_latency: Histogram,
     pub notice_delivery: Histogram,
     pub forwarding_generation: Gauge,
+    pub control_unauthorized: Counter,
 }
 
 impl Default for Metrics {
@@ -58,6 +59,7 @@ impl Metrics {
             notice_latency: Histogram::new(exponential_buckets(1e-6, 2.0, 23)),
             notice_delivery: Histogram::new(exponential_buckets(1e-6, 2.0, 23)),
             forwarding_generation: Gauge::default(),
+            control_unauthorized: Counter::default(),
             registry: Registry::default(),
         };
         registry.register("packets", "Frames received from capture", m.packets.clone());
@@ -137,6 +139,11 @@ impl Metrics {
             "forwarding_generation",
             "Generation of the forwarding map in use",
             m.forwarding_generation.clone(),
+        );
+        registry.register(
+            "control_unauthorized",
+            "Control requests refused with 401 (missing or wrong credentials)",
+            m.control_unauthorized.clone(),
         );
         Metrics { registry, ..m }
     }

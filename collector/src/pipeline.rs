@@ -13,7 +13,7 @@ use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
 use crate::flow::estimator::{SampleOutcome, SeqStep, WindowParams};
 use crate::flow::{
-    CompactKey, FlowKey, FlowTable, FlowView, NO_PORT, NO_SLOT, Quiet, RateEstimate,
+    CompactKey, EstimatorKind, FlowKey, FlowTable, FlowView, NO_PORT, NO_SLOT, Quiet, RateEstimate,
 };
 use crate::forwarding::{CompiledMap, SwitchIdx};
 use crate::metrics::{Metrics, WorkerCounters};
@@ -98,7 +98,8 @@ impl<'a> CapturedFrame<'a> {
 struct FlowSample {
     ck: CompactKey,
     hash: u64,
-    /// Sequence number after the segment (TcpSeq) or ack number (TcpAck).
+    /// Sequence number after the segment (TcpSeq), ack number (TcpAck), or IPv4
+    /// identification (Untracked; NO_IP_ID for IPv6).
     counter: u32,
     payload_len: u32,
     data_mac: [u8; 6],
@@ -141,6 +142,9 @@ impl FlowSample {
         )
     }
 }
+
+/// `counter` of an untracked sample without an IPv4 identification.
+const NO_IP_ID: u32 = u32::MAX;
 
 /// Flows examined for expiry per tick: bounds the work of one tick.
 const SWEEP_PER_TICK: usize = 4096;
@@ -278,7 +282,7 @@ impl<D: Decoder> Worker<D> {
     fn decode_sample(
         &self,
         f: &CapturedFrame<'_>,
-    ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
+    ) -> Result<(FlowKey, Transport, [u8; 6], u32), SampleKind> {
         match self.decoder.decode(f.data, f.vlan_hint) {
             Ok(Record::Packet(p)) => self.key_of(&p, f.iface_switch),
             Err(DecodeError::Malformed(_)) => Err(SampleKind::Malformed),
@@ -291,7 +295,7 @@ impl<D: Decoder> Worker<D> {
         &self,
         p: &PacketSample,
         iface_switch: Option<SwitchIdx>,
-    ) -> Result<(FlowKey, Transport, [u8; 6]), SampleKind> {
+    ) -> Result<(FlowKey, Transport, [u8; 6], u32), SampleKind> {
         let switch = match p.vlan {
             Some(v) => self.map.switch_for_vlan(v),
             None => iface_switch,
@@ -305,7 +309,8 @@ impl<D: Decoder> Worker<D> {
             Transport::Tcp(seg) if seg.is_pure_ack() => (p.tuple.reversed(), p.src_mac),
             _ => (p.tuple, p.dst_mac),
         };
-        Ok((FlowKey { switch, tuple }, p.transport, data_mac))
+        let ip_id = p.ipv4_id.map_or(NO_IP_ID, u32::from);
+        Ok((FlowKey { switch, tuple }, p.transport, data_mac, ip_id))
     }
 
     /// Decode a frame and find the flow it updates: no state changes. The decoder's
@@ -324,8 +329,8 @@ impl<D: Decoder> Worker<D> {
     }
 
     #[inline(always)]
-    fn sample_of(&self, d: Result<(FlowKey, Transport, [u8; 6]), SampleKind>) -> FlowSample {
-        let (key, transport, data_mac) = match d {
+    fn sample_of(&self, d: Result<(FlowKey, Transport, [u8; 6], u32), SampleKind>) -> FlowSample {
+        let (key, transport, data_mac, ip_id) = match d {
             Ok(d) => d,
             Err(kind) => return FlowSample::skipped(kind),
         };
@@ -337,7 +342,7 @@ impl<D: Decoder> Worker<D> {
             }
             Transport::Tcp(seg) => (SampleKind::TcpNoSeq, 0, seg.payload_len),
             Transport::Udp { payload_len } | Transport::Other { payload_len } => {
-                (SampleKind::Untracked, 0, payload_len)
+                (SampleKind::Untracked, ip_id, payload_len)
             }
         };
         FlowSample {
@@ -354,7 +359,7 @@ impl<D: Decoder> Worker<D> {
     #[inline(never)]
     fn full_key(&self, f: &CapturedFrame<'_>) -> FlowKey {
         match self.decode_sample(f) {
-            Ok((key, _, _)) => key,
+            Ok((key, _, _, _)) => key,
             // decode_sample is a pure function of the frame and the map, and the map
             // only changes in tick(), never between staging and applying a frame.
             Err(_) => unreachable!("a staged frame decodes again"),
@@ -507,11 +512,19 @@ impl<D: Decoder> Worker<D> {
             SampleKind::Malformed | SampleKind::NotIp | SampleKind::UnknownSwitch => {}
             SampleKind::Untracked => {
                 cold.last_seen_ns = cold.last_seen_ns.max(ts_ns);
-                if cold
+                let b = cold
                     .bytes
-                    .on_sample(ts_ns, s.payload_len as f64 * ratio, &params)
-                    == SampleOutcome::RateUpdated
-                {
+                    .on_sample(ts_ns, s.payload_len as f64 * ratio, &params);
+                let had_id_rate = cold.ipid.rate().is_some();
+                let id = if s.counter != NO_IP_ID {
+                    cold.ipid
+                        .on_sample(s.counter as u16, ts_ns, s.payload_len, &params)
+                } else {
+                    SampleOutcome::Accepted
+                };
+                // A run of sequential IDs that ended changes the estimate too.
+                let id_lost = had_id_rate && cold.ipid.rate().is_none();
+                if b == SampleOutcome::RateUpdated || id == SampleOutcome::RateUpdated || id_lost {
                     self.refresh_flow(slot, ts_ns);
                 }
             }
@@ -697,7 +710,13 @@ impl<D: Decoder> Worker<D> {
                 samples: est.samples.max(1),
                 first_sample_us: est.first_ns / 1000,
                 last_sample_us: est.last_ns.max(est.first_ns) / 1000,
-                estimator: est.kind,
+                // IPV4_ID travels as SAMPLED_BYTES without the low-confidence flag
+                // (telemetry-events-v1 keeps its estimator values).
+                estimator: match est.kind {
+                    EstimatorKind::Ipv4Id => EstimatorKind::SampledBytes,
+                    k => k,
+                },
+                low_confidence: est.kind.low_confidence(),
             }));
         }
         dirty.clear();

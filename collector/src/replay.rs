@@ -41,6 +41,8 @@ pub struct FlowSummary {
     pub bps: f64,
     pub samples: u64,
     pub estimator: EstimatorKind,
+    /// Sampled bytes x a ratio measured on TCP flows (see [`EstimatorKind::low_confidence`]).
+    pub low_confidence: bool,
     pub port: Option<u32>,
     pub dst_mac: String,
     pub first_sample_us: u64,
@@ -51,6 +53,10 @@ pub struct FlowSummary {
 pub struct ReplayReport {
     pub frames: u64,
     pub flows: usize,
+    /// Packets of non-Ethernet pcapng interfaces, skipped.
+    pub non_ethernet: u64,
+    /// Bytes of a last record cut short (the file ended inside it), ignored.
+    pub truncated_tail_bytes: u64,
     #[serde(flatten)]
     pub counters: WorkerCounters,
 }
@@ -85,7 +91,7 @@ pub fn replay(
         ..WorkerConfig::default()
     };
     let mut worker = Worker::new(cfg, MirroredFrameDecoder, source, settings, None, None);
-    let frames = PcapReplay::open(pcap, opts.pace)?
+    let read = PcapReplay::open(pcap, opts.pace)?
         .for_each(|meta, data| worker.on_frame(meta.ts_ns, meta.vlan, iface_switch, data))?;
     let window = *worker.window();
     let map = worker.map();
@@ -104,6 +110,7 @@ pub fn replay(
                 bps: est.bytes_per_sec * 8.0,
                 samples: est.samples,
                 estimator: est.kind,
+                low_confidence: est.kind.low_confidence(),
                 port: (st.port != NO_PORT).then(|| map.ports[st.port as usize].port),
                 dst_mac: format_mac(&st.dst_mac),
                 first_sample_us: est.first_ns / 1000,
@@ -116,8 +123,10 @@ pub fn replay(
             .cmp(&(&b.switch, &b.src, &b.dst, b.proto, b.sport, b.dport))
     });
     let report = ReplayReport {
-        frames,
+        frames: read.frames,
         flows: out.len(),
+        non_ethernet: read.non_ethernet,
+        truncated_tail_bytes: read.truncated_tail_bytes,
         counters: worker.counters,
     };
     Ok((out, report))

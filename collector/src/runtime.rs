@@ -57,8 +57,7 @@ pub fn run(cfg: Config) -> Result<(), String> {
         )?);
     }
 
-    let server = tiny_http::Server::http(&cfg.control.listen)
-        .map_err(|e| format!("control endpoint {}: {e}", cfg.control.listen))?;
+    let server = crate::control::server(crate::control::bind_listener(&cfg.control.listen)?)?;
     let plane = Arc::new(ControlPlane::new(
         cfg.collector_id.clone(),
         map_source.clone(),
@@ -66,7 +65,8 @@ pub fn run(cfg: Config) -> Result<(), String> {
         workers,
         settings.clone(),
         metrics.clone(),
-    ));
+    )
+    .with_credentials(cfg.control.credentials()));
     std::thread::Builder::new()
         .name("control".into())
         .spawn(move || plane.serve(server))

@@ -230,6 +230,7 @@ fn flow_rate(i: u16) -> Event {
         first_sample_us: 1,
         last_sample_us: 2,
         estimator: EstimatorKind::TcpSeq,
+        low_confidence: false,
     })
 }
 

@@ -288,3 +288,41 @@ fn recorded_pace_takes_the_recorded_time() {
     assert!(start.elapsed() >= std::time::Duration::from_millis(300));
     assert_eq!(flows[0]["samples"], 4);
 }
+
+#[test]
+fn a_capture_cut_inside_its_last_record_replays_the_rest_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let pcap = dir.path().join("cut.pcap");
+    write_pcap(&pcap, &scenario());
+    let full = std::fs::read(&pcap).unwrap();
+    // tcpdump killed while writing: the last record loses its last 10 bytes.
+    std::fs::write(&pcap, &full[..full.len() - 10]).unwrap();
+    let out = Command::cargo_bin("planck-collector")
+        .unwrap()
+        .args(["replay", "--vlan-map", "10=of:0000000000000001", "--pcap"])
+        .arg(&pcap)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    let mut lines = err.lines();
+    let warning = lines.next().unwrap();
+    assert!(warning.contains("warning") && warning.contains("bytes ignored"), "{err}");
+    let report: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    let (_, whole) = run_replay(&full_copy(&dir, &full), &["--vlan-map", "10=of:0000000000000001"]);
+    assert_eq!(report["frames"], whole["frames"].as_u64().unwrap() - 1);
+    assert!(report["truncated_tail_bytes"].as_u64().unwrap() > 0);
+    assert_eq!(whole["truncated_tail_bytes"], 0);
+    let flows: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(flows.len(), 3);
+}
+
+fn full_copy(dir: &tempfile::TempDir, bytes: &[u8]) -> std::path::PathBuf {
+    let p = dir.path().join("whole.pcap");
+    std::fs::write(&p, bytes).unwrap();
+    p
+}

@@ -113,6 +113,7 @@ pub fn decode_common_ipv4(frame: &[u8], vlan_hint: Option<u16>) -> Option<Packet
             dport,
         },
         transport,
+        ipv4_id: Some(be16(h, 4)),
     })
 }
 
@@ -136,7 +137,7 @@ pub fn decode_frame_sliced(
     };
     let vlan = vlan_hint.or(frame_vlan);
 
-    let (src, dst, proto, ip_payload_len, complete) = match &sliced.net {
+    let (src, dst, proto, ip_payload_len, complete, ipv4_id) = match &sliced.net {
         Some(LaxNetSlice::Ipv4(ip)) => {
             let h = ip.header();
             let declared = (h.total_len() as usize)
@@ -151,6 +152,7 @@ pub fn decode_frame_sliced(
                 p.ip_number.0,
                 declared,
                 !p.fragmented,
+                Some(h.identification()),
             )
         }
         Some(LaxNetSlice::Ipv6(ip)) => {
@@ -172,6 +174,7 @@ pub fn decode_frame_sliced(
                 p.ip_number.0,
                 declared,
                 !p.fragmented,
+                None,
             )
         }
         None => {
@@ -246,6 +249,7 @@ pub fn decode_frame_sliced(
             dport,
         },
         transport,
+        ipv4_id,
     })
 }
 

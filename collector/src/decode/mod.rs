@@ -93,6 +93,9 @@ pub struct PacketSample {
     pub dst_mac: [u8; 6],
     pub tuple: FiveTuple,
     pub transport: Transport,
+    /// IPv4 identification (None for IPv6): counts the packets of a sender that numbers
+    /// them sequentially.
+    pub ipv4_id: Option<u16>,
 }
 
 /// What a decoder extracted from one frame.

@@ -37,6 +37,10 @@ pub struct FlowRate {
     pub first_sample_us: u64,
     pub last_sample_us: u64,
     pub estimator: EstimatorKind,
+    /// The rate is sampled bytes x a sampling ratio measured on other flows (see
+    /// docs/protocol/telemetry-events-v1.md); omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub low_confidence: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -115,6 +119,7 @@ mod tests {
                 first_sample_us: 1763718000100000,
                 last_sample_us: 1763718000121000,
                 estimator: EstimatorKind::TcpSeq,
+                low_confidence: false,
             }),
             Event::PortCongestion(PortCongestion {
                 switch: Arc::from("of:0000000000000001"),
@@ -148,5 +153,33 @@ mod tests {
              "capacityBps": 1000000000.0, "sampleUs": 1763718000120950, "timeUs": 1763718000121010}
           ]}"#).unwrap();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn low_confidence_is_written_only_when_set() {
+        let mut f = FlowRate {
+            flow: FlowId {
+                src: "10.0.0.1".parse().unwrap(),
+                dst: "10.0.0.9".parse().unwrap(),
+                proto: 17,
+                sport: 1,
+                dport: 2,
+            },
+            switch: Arc::from("of:1"),
+            port: 3,
+            dst_mac: MacAddr([2, 0, 0, 0, 0, 9]),
+            bytes_per_sec: 1.0,
+            samples: 2,
+            first_sample_us: 1,
+            last_sample_us: 2,
+            estimator: EstimatorKind::SampledBytes,
+            low_confidence: true,
+        };
+        let v = serde_json::to_value(Event::FlowRate(f.clone())).unwrap();
+        assert_eq!(v["lowConfidence"], true);
+        assert_eq!(v["estimator"], "SAMPLED_BYTES");
+        f.low_confidence = false;
+        let v = serde_json::to_value(Event::FlowRate(f)).unwrap();
+        assert!(v.get("lowConfidence").is_none(), "{v}");
     }
 }

@@ -1,6 +1,7 @@
 //! Flow-state stage: per-worker flow table and the estimators of each flow.
 
 pub mod estimator;
+pub mod ipid;
 pub mod seq;
 
 use std::hash::BuildHasher;
@@ -8,6 +9,7 @@ use std::hash::BuildHasher;
 use crate::decode::FiveTuple;
 use crate::forwarding::SwitchIdx;
 use estimator::{SampledBytesRate, SeqRef, SeqTotals, SeqWindow, SequenceRate, WindowParams};
+use ipid::Ipv4IdRate;
 
 /// A flow as seen at one switch: the same 5-tuple sampled at two switches is two flows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +49,20 @@ impl std::hash::Hash for FlowKey {
 pub enum EstimatorKind {
     TcpSeq,
     TcpAck,
+    /// Packets counted from IPv4 identification deltas x their mean size. On the wire
+    /// (telemetry-events-v1) it is reported as `SAMPLED_BYTES` without `lowConfidence`,
+    /// so that v1 readers keep working.
+    #[serde(rename = "IPV4_ID")]
+    Ipv4Id,
     SampledBytes,
+}
+
+impl EstimatorKind {
+    /// Sampled bytes x a sampling ratio measured on other (TCP) flows: a drop-tail
+    /// mirror samples smooth flows more often than bursty ones, so this may be far off.
+    pub fn low_confidence(self) -> bool {
+        self == EstimatorKind::SampledBytes
+    }
 }
 
 /// A rate estimate ready to report.
@@ -145,6 +160,7 @@ pub struct FlowCold {
     pub(crate) seq: SeqTotals,
     pub(crate) ack: SequenceRate,
     pub(crate) bytes: SampledBytesRate,
+    pub(crate) ipid: Ipv4IdRate,
 }
 
 impl FlowCold {
@@ -162,6 +178,7 @@ impl FlowCold {
             seq: SeqTotals::default(),
             ack: SequenceRate::default(),
             bytes: SampledBytesRate::default(),
+            ipid: Ipv4IdRate::default(),
         }
     }
 }
@@ -237,6 +254,17 @@ impl<'a> FlowView<'a> {
                 last_ns: c.ack.rate_to_ns(),
             });
         }
+        if !c.is_tcp
+            && let Some(r) = c.ipid.rate()
+        {
+            return Some(RateEstimate {
+                kind: EstimatorKind::Ipv4Id,
+                bytes_per_sec: r,
+                samples: c.ipid.rate_samples(),
+                first_ns: c.ipid.rate_from_ns(),
+                last_ns: c.ipid.rate_to_ns(),
+            });
+        }
         let usable_seq = c.is_tcp && seq.rate().is_some() && !seq.unusable(params);
         if !usable_seq && let Some(r) = c.bytes.rate() {
             return Some(RateEstimate {
@@ -271,6 +299,18 @@ impl<'a> FlowView<'a> {
                 c.ack.samples(),
                 c.ack.first_ns(),
                 c.ack.last_ns(),
+            )
+        } else if !c.is_tcp
+            && c.ipid.lifetime_rate().is_some()
+            // Counted over most of the flow's samples (a sender that numbers sequentially).
+            && c.ipid.counted_samples() * 2 >= c.bytes.samples()
+        {
+            (
+                EstimatorKind::Ipv4Id,
+                c.ipid.lifetime_rate(),
+                c.ipid.counted_samples(),
+                c.ipid.first_counted_ns(),
+                c.ipid.last_counted_ns(),
             )
         } else {
             (

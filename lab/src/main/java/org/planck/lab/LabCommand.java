@@ -114,6 +114,14 @@ public final class LabCommand implements Callable<Integer> {
                 description = "collector control endpoint (default: ${DEFAULT-VALUE})")
         URI collectorControl;
 
+        @Option(names = "--collector-user",
+                description = "collector control endpoint user ([control] username; with --collector-password)")
+        String collectorUser;
+
+        @Option(names = "--collector-password",
+                description = "collector control endpoint password ([control] password)")
+        String collectorPassword;
+
         @Option(names = "--collector-id", defaultValue = "c1", description = "collector id")
         String collectorId;
 
@@ -154,6 +162,11 @@ public final class LabCommand implements Callable<Integer> {
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
         double elephantPct;
 
+        private CollectorClient collectorClient() {
+            return collectorUser == null ? new CollectorClient(collectorControl)
+                    : new CollectorClient(collectorControl, collectorUser, collectorPassword);
+        }
+
         @Override
         public Integer call() throws Exception {
             List<Workload> ws = new ArrayList<>();
@@ -171,6 +184,10 @@ public final class LabCommand implements Callable<Integer> {
             if (repeats < 1 || repeats > ExperimentRunner.Options.MAX_REPEATS) {
                 throw new CommandLine.ParameterException(new CommandLine(this), "--repeats must be in 1.."
                         + ExperimentRunner.Options.MAX_REPEATS);
+            }
+            if ((collectorUser == null) != (collectorPassword == null)) {
+                throw new CommandLine.ParameterException(new CommandLine(this),
+                        "--collector-user and --collector-password go together");
             }
             if (!List.of("auto", "1", "10").contains(linkGbps)) {
                 System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
@@ -208,7 +225,7 @@ public final class LabCommand implements Callable<Integer> {
                 };
                 ExperimentRunner runner = new ExperimentRunner(
                         new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice), endpoint,
-                        new CollectorClient(collectorControl), options, progress);
+                        collectorClient(), options, progress);
                 bar.setExtraMessage("warming up the controller");
                 org.planck.lab.control.JitWarmUp.run(2000);
                 LinkRateDecision rate;

@@ -66,7 +66,11 @@ public final class PlanckSettings {
     private static final Set<String> TOP_FIELDS = ImmutableSet.of(COLLECTORS, CONGESTION_THRESHOLD_PCT,
             HYSTERESIS_PCT, SHADOW_PATHS_PER_DESTINATION, TE_ENABLED, REROUTE_DAMPING_MS,
             FLOW_REPORT_INTERVAL_MS, ELEPHANT_THRESHOLD_PCT);
-    private static final Set<String> COLLECTOR_FIELDS = ImmutableSet.of(ID, ADDRESS, CONTROL_PORT, SWITCHES);
+    /** Basic-auth user and password the collector's control endpoint requires (optional, together). */
+    public static final String CONTROL_USERNAME = "controlUsername";
+    public static final String CONTROL_PASSWORD = "controlPassword";
+    private static final Set<String> COLLECTOR_FIELDS = ImmutableSet.of(ID, ADDRESS, CONTROL_PORT, SWITCHES,
+            CONTROL_USERNAME, CONTROL_PASSWORD);
     private static final Set<String> SWITCH_FIELDS = ImmutableSet.of(DEVICE, MIRROR_PORT, RSPAN_VLAN, BRIDGE);
     private static final Pattern COLLECTOR_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern DEVICE_ID = Pattern.compile("[a-z][a-z0-9]*:\\S+");
@@ -192,7 +196,17 @@ public final class PlanckSettings {
             }
             switches.add(s);
         }
-        return new CollectorConfig(id, address, port, switches);
+        String user = n.has(CONTROL_USERNAME) ? string(n, CONTROL_USERNAME, where) : null;
+        String password = n.has(CONTROL_PASSWORD) ? string(n, CONTROL_PASSWORD, where) : null;
+        if ((user == null) != (password == null)) {
+            throw new InvalidConfigException(where + ": " + CONTROL_USERNAME + " and " + CONTROL_PASSWORD
+                    + " go together");
+        }
+        if (user != null && (user.isEmpty() || user.contains(":") || password.isEmpty())) {
+            throw new InvalidConfigException(where + "." + CONTROL_USERNAME
+                    + " must be non-empty without ':' and " + CONTROL_PASSWORD + " non-empty");
+        }
+        return new CollectorConfig(id, address, port, switches, user, password);
     }
 
     private static ServedSwitch servedSwitch(JsonNode n, String where) {

@@ -22,6 +22,7 @@ public final class FlowRateEvent implements TelemetryEvent {
     private final long firstSampleUs;
     private final long lastSampleUs;
     private final RateEstimator estimator;
+    private final boolean lowConfidence;
 
     /**
      * Creates a flow-rate event.
@@ -37,6 +38,27 @@ public final class FlowRateEvent implements TelemetryEvent {
      */
     public FlowRateEvent(FlowKey flow, ConnectPoint port, MacAddress dstMac, double bytesPerSec,
                          long samples, long firstSampleUs, long lastSampleUs, RateEstimator estimator) {
+        this(flow, port, dstMac, bytesPerSec, samples, firstSampleUs, lastSampleUs, estimator, false);
+    }
+
+    /**
+     * Creates a flow-rate event that may be flagged low-confidence.
+     *
+     * @param flow          the flow's 5-tuple
+     * @param port          switch and egress port the samples were mapped to
+     * @param dstMac        destination MAC seen in the samples
+     * @param bytesPerSec   smoothed rate estimate, finite, >= 0
+     * @param samples       samples behind the estimate, > 0
+     * @param firstSampleUs capture time of the first sample, µs since epoch
+     * @param lastSampleUs  capture time of the newest sample, >= firstSampleUs
+     * @param estimator     how the rate was estimated
+     * @param lowConfidence the rate is sampled bytes x a ratio measured on other flows
+     *                      (telemetry-events-v1 {@code lowConfidence}): not to be acted on alone
+     */
+    public FlowRateEvent(FlowKey flow, ConnectPoint port, MacAddress dstMac, double bytesPerSec,
+                         long samples, long firstSampleUs, long lastSampleUs, RateEstimator estimator,
+                         boolean lowConfidence) {
+        this.lowConfidence = lowConfidence;
         this.flow = checkNotNull(flow, "flow");
         this.port = checkNotNull(port, "port");
         this.dstMac = checkNotNull(dstMac, "dstMac");
@@ -83,6 +105,16 @@ public final class FlowRateEvent implements TelemetryEvent {
         return estimator;
     }
 
+    /**
+     * Whether the rate is low-confidence (sampled bytes x a sampling ratio measured on other
+     * flows; a drop-tail mirror samples smooth flows more often than bursty ones).
+     *
+     * @return true if the collector flagged the rate
+     */
+    public boolean lowConfidence() {
+        return lowConfidence;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -95,17 +127,18 @@ public final class FlowRateEvent implements TelemetryEvent {
         return Double.compare(bytesPerSec, e.bytesPerSec) == 0 && samples == e.samples
                 && firstSampleUs == e.firstSampleUs && lastSampleUs == e.lastSampleUs
                 && flow.equals(e.flow) && port.equals(e.port) && dstMac.equals(e.dstMac)
-                && estimator == e.estimator;
+                && estimator == e.estimator && lowConfidence == e.lowConfidence;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(flow, port, dstMac, bytesPerSec, samples, firstSampleUs, lastSampleUs, estimator);
+        return Objects.hash(flow, port, dstMac, bytesPerSec, samples, firstSampleUs, lastSampleUs, estimator,
+                lowConfidence);
     }
 
     @Override
     public String toString() {
         return MoreObjects.toStringHelper(this).add("flow", flow).add("port", port).add("dstMac", dstMac)
-                .add("bytesPerSec", bytesPerSec).add("samples", samples).add("estimator", estimator).toString();
+                .add("bytesPerSec", bytesPerSec).add("samples", samples).add("estimator", estimator).add("lowConfidence", lowConfidence).toString();
     }
 }

@@ -271,8 +271,17 @@ public final class TelemetryBatchCodec {
             throw new MalformedBatchException(at(i) + "estimator: unknown estimator \"" + abbreviate(est)
                     + "\" (expected TCP_SEQ, TCP_ACK or SAMPLED_BYTES)");
         }
+        // Optional (absent: false); readers of earlier v1 batches ignore it as an unknown field.
+        boolean lowConfidence = false;
+        if (ev.kind[E_LOW_CONFIDENCE] != K_MISSING) {
+            String v = ev.texts[E_LOW_CONFIDENCE];
+            if (ev.kind[E_LOW_CONFIDENCE] != K_OTHER || !("true".equals(v) || "false".equals(v))) {
+                throw new MalformedBatchException(at(i) + "lowConfidence: must be true or false");
+            }
+            lowConfidence = "true".equals(v);
+        }
         return new FlowRateEvent(FlowKey.of(src, dst, proto, sport, dport), port, dstMac, rate, samples,
-                first, last, estimator);
+                first, last, estimator, lowConfidence);
     }
 
     private PortCongestionNotice congestion(Fields ev, int i) throws MalformedBatchException {
@@ -350,7 +359,7 @@ public final class TelemetryBatchCodec {
 
     private static final String[] EVENT_FIELDS = {
         "type", FLOW, "switch", "port", "dstMac", "bytesPerSec", "samples", "firstSampleUs", "lastSampleUs",
-        "estimator", "state", "utilization", "loadBps", "capacityBps", "sampleUs", "timeUs",
+        "estimator", "state", "utilization", "loadBps", "capacityBps", "sampleUs", "timeUs", "lowConfidence",
     };
     private static final int E_TYPE = 0;
     private static final int E_FLOW = 1;
@@ -368,6 +377,7 @@ public final class TelemetryBatchCodec {
     private static final int E_CAPACITY = 13;
     private static final int E_SAMPLE_US = 14;
     private static final int E_TIME_US = 15;
+    private static final int E_LOW_CONFIDENCE = 16;
 
     private static final String[] FLOW_FIELDS = {"src", "dst", "proto", "sport", "dport"};
     private static final int F_SRC = 0;
@@ -564,6 +574,9 @@ public final class TelemetryBatchCodec {
                 n.put("firstSampleUs", f.firstSampleUs());
                 n.put("lastSampleUs", f.lastSampleUs());
                 n.put("estimator", f.estimator().name());
+                if (f.lowConfidence()) {
+                    n.put("lowConfidence", true);
+                }
             } else {
                 PortCongestionNotice c = (PortCongestionNotice) e;
                 n.put("type", PORT_CONGESTION);

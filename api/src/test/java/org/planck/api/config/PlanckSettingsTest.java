@@ -68,6 +68,16 @@ public class PlanckSettingsTest {
     }
 
     @Test
+    public void controlCredentialsAreOptional() {
+        assertFalse(PlanckSettings.parse(example).collector("c1").get().controlAuthorization().isPresent());
+        ObjectNode secured = example.deepCopy();
+        collector(secured, 0).put("controlUsername", "te").put("controlPassword", "s3cret");
+        CollectorConfig c1 = PlanckSettings.parse(secured).collector("c1").get();
+        assertEquals("Basic dGU6czNjcmV0", c1.controlAuthorization().get());
+        assertFalse(c1.toString().contains("s3cret"));
+    }
+
+    @Test
     public void equalConfigsAreEqual() {
         assertEquals(PlanckSettings.parse(example), PlanckSettings.parse(example.deepCopy()));
         ObjectNode other = example.deepCopy();
@@ -128,6 +138,10 @@ public class PlanckSettingsTest {
         rejects("collectors[0].address is not an IP address", n -> collector(n, 0).put("address", "collector.lab"));
         rejects("collectors[1].controlPort must be in [1, 65535]", n -> collector(n, 1).put("controlPort", 70000));
         rejects("collectors[0].controlPort is required", n -> collector(n, 0).remove("controlPort"));
+        rejects("controlUsername and controlPassword go together",
+            n -> collector(n, 0).put("controlUsername", "te"));
+        rejects("collectors[0].controlUsername must be non-empty",
+            n -> collector(n, 0).put("controlUsername", "a:b").put("controlPassword", "x"));
         rejects("collectors[0].switches must be an array", n -> collector(n, 0).remove("switches"));
         rejects("unknown field collectors[0].port", n -> collector(n, 0).put("port", 1));
         rejects("collectors[0] must be an object", n -> ((ArrayNode) n.get("collectors")).insert(0, "c0"));

@@ -21,6 +21,9 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.fail;
 
 /**
@@ -77,6 +80,29 @@ public class TelemetryBatchCodecTest {
         });
         assertEquals(IpAddress.Version.INET6, ((FlowRateEvent) b.events().get(0)).flow().src().version());
         assertEquals(0, decodeMutated(root -> root.putArray("events")).events().size());
+    }
+
+    @Test
+    public void carriesTheOptionalLowConfidenceFlag() throws Exception {
+        // Absent (as in every batch before the flag): false.
+        assertFalse(((FlowRateEvent) codec.decode(example.getBytes(StandardCharsets.UTF_8)).events().get(0))
+                .lowConfidence());
+        TelemetryBatch low = decodeMutated(root -> event(root, 0).put("estimator", "SAMPLED_BYTES")
+                .put("lowConfidence", true));
+        FlowRateEvent f = (FlowRateEvent) low.events().get(0);
+        assertTrue(f.lowConfidence());
+        assertEquals(RateEstimator.SAMPLED_BYTES, f.estimator());
+        assertEquals(low, codec.decode(codec.encodeBytes(low)));
+        assertTrue(mapper.readTree(codec.encodeBytes(low)).get("events").get(0).get("lowConfidence").asBoolean());
+        assertFalse(((FlowRateEvent) decodeMutated(root -> event(root, 0).put("lowConfidence", false))
+                .events().get(0)).lowConfidence());
+        // A flow-rate event without the flag is written without it, as v1 readers know it.
+        assertNull(mapper.readTree(codec.encodeBytes(codec.decode(example.getBytes(StandardCharsets.UTF_8))))
+                .get("events").get(0).get("lowConfidence"));
+        assertMutationRejected(root -> event(root, 0).put("lowConfidence", "yes"),
+                "events[0].lowConfidence: must be true or false");
+        assertMutationRejected(root -> event(root, 0).put("lowConfidence", 1),
+                "events[0].lowConfidence: must be true or false");
     }
 
     @Test

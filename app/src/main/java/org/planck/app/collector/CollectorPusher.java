@@ -192,11 +192,13 @@ public final class CollectorPusher {
         }
         HttpRequest request;
         try {
-            request = HttpRequest.newBuilder(uri(target, d.kind.path))
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri(target, d.kind.path))
                     .timeout(requestTimeout)
                     .header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofString(d.body))
-                    .build();
+                    .PUT(HttpRequest.BodyPublishers.ofString(d.body));
+            // The collector's control endpoint requires these when it listens beyond loopback.
+            target.controlAuthorization().ifPresent(a -> b.header("Authorization", a));
+            request = b.build();
         } catch (IllegalArgumentException e) {
             synchronized (c) {
                 c.abandoned++;

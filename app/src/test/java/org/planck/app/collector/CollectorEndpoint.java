@@ -28,11 +28,14 @@ final class CollectorEndpoint implements AutoCloseable {
         final String method;
         final String path;
         final String body;
+        /** The Authorization header, or null. */
+        final String authorization;
 
-        Request(String method, String path, String body) {
+        Request(String method, String path, String body, String authorization) {
             this.method = method;
             this.path = path;
             this.body = body;
+            this.authorization = authorization;
         }
     }
 
@@ -50,7 +53,8 @@ final class CollectorEndpoint implements AutoCloseable {
                 body = in.readAllBytes();
             }
             requests.add(new Request(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
-                    new String(body, StandardCharsets.UTF_8)));
+                    new String(body, StandardCharsets.UTF_8),
+                    exchange.getRequestHeaders().getFirst("Authorization")));
             try {
                 gate.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

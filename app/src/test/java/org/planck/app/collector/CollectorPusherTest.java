@@ -100,6 +100,27 @@ public class CollectorPusherTest {
     }
 
     @Test
+    public void sendsTheConfiguredControlCredentials() throws Exception {
+        CollectorConfig secured = new CollectorConfig("c1", IpAddress.valueOf("127.0.0.1"), endpoint.port(),
+                List.of(), "te", "s3cret");
+        pusher.pushMap(secured, map(4));
+        pusher.pushConfig(secured, PlanckSettings.parse(config().json()));
+        awaitStatus(st -> st.delivered() == 2);
+        assertEquals(2, endpoint.requests.size());
+        for (CollectorEndpoint.Request r : endpoint.requests) {
+            // base64("te:s3cret")
+            assertEquals("Basic dGU6czNjcmV0", r.authorization);
+        }
+    }
+
+    @Test
+    public void sendsNoCredentialsWhenNoneAreConfigured() throws Exception {
+        pusher.pushMap(collector(endpoint.port()), map(4));
+        awaitStatus(st -> st.delivered() == 1);
+        assertEquals(null, endpoint.requests.get(0).authorization);
+    }
+
+    @Test
     public void retriesFailuresWithBackoff() throws Exception {
         endpoint.answer(503, 500);
         pusher.pushMap(collector(endpoint.port()), map(3));

@@ -11,7 +11,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.Optional;
 
 import static com.google.common.base.Preconditions.checkNotNull;
 
@@ -23,6 +26,8 @@ public final class CollectorClient {
     private static final long CONNECT_PATIENCE_MS = 15_000;
 
     private final URI base;
+    /** Basic-auth header value the control endpoint requires, if any. */
+    private final Optional<String> authorization;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2))
             .version(HttpClient.Version.HTTP_1_1).build();
     private final ObjectMapper mapper = new ObjectMapper();
@@ -34,6 +39,22 @@ public final class CollectorClient {
      */
     public CollectorClient(URI base) {
         this.base = checkNotNull(base, "base");
+        this.authorization = Optional.empty();
+    }
+
+    /**
+     * A client of a control endpoint that requires credentials ({@code [control]} username and
+     * password in the collector's config), sent as HTTP basic auth on every request.
+     *
+     * @param base     control endpoint
+     * @param username control user
+     * @param password its password
+     */
+    public CollectorClient(URI base, String username, String password) {
+        this.base = checkNotNull(base, "base");
+        String pair = checkNotNull(username, "username") + ":" + checkNotNull(password, "password");
+        this.authorization = Optional.of("Basic "
+                + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
     }
 
     /**
@@ -91,9 +112,11 @@ public final class CollectorClient {
 
     private int putOnce(String path, JsonNode body) throws CollectorUnreachable {
         try {
-            HttpRequest req = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5))
+            HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5))
                     .header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofByteArray(mapper.writeValueAsBytes(body))).build();
+                    .PUT(HttpRequest.BodyPublishers.ofByteArray(mapper.writeValueAsBytes(body)));
+            authorization.ifPresent(a -> b.header("Authorization", a));
+            HttpRequest req = b.build();
             HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() / 100 == 2 || r.statusCode() == 409) {
                 return r.statusCode();
