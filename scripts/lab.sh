@@ -5,7 +5,9 @@
 # planck-emu fabric per run, writing mirror frames to the other end), tears everything down
 # and says where the report is.
 #
-#   scripts/lab.sh            # full: stride(8), shuffle, random, random bijection; 100 MiB flows
+#   scripts/lab.sh            # full: stride(8), shuffle, random, random bijection; 10 MiB flows
+#                             # (at 1 Gb/s ~84 ms each: shorter than Poll-100ms's period, as in Planck)
+#   scripts/lab.sh --flow-mib 100   # the earlier, slower time scale (flows of ~0.84 s)
 #   scripts/lab.sh --quick    # CI: stride(8) and random bijection only (< 5 minutes)
 #   scripts/lab.sh --out DIR  # report directory (default results/lab-<time>)
 # Any other arguments go to `planck-lab experiment` (see `--help` there).
@@ -101,6 +103,12 @@ collector_id = "c1"
 [capture]
 interface = "$CAP"
 workers = 1
+# Small ring blocks: a block reaches the collector when it is full or when its timeout
+# (1 ms, i.e. one 4 ms jiffy at HZ=250) retires it; 8 KiB (~40 mirror frames) fills in well
+# under a millisecond while the fabric mirrors congestion, so samples do not wait for the timer.
+ring_block_kib = 8
+ring_blocks = 4096
+block_timeout_ms = 1
 
 [detect]
 congestion_threshold_pct = 80.0
