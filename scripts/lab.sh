@@ -27,6 +27,10 @@ COLLECTOR_CONTROL=127.0.0.1:17070
 EMU_CONTROL=127.0.0.1:19870
 LAB_USER=planck
 LAB_PASSWORD=planck-lab
+# The loop's processes (controller, collector) run at nice -10 so that other work on the
+# machine does not stall them; the fabric stays 10 below them (--fabric-nice is relative),
+# i.e. at nice 0. LAB_NICE=0 runs everything at the caller's priority.
+LAB_NICE=${LAB_NICE:--10}
 
 out="results/lab-$(date -u +%Y%m%d-%H%M%S)"
 args=()
@@ -79,7 +83,7 @@ for dev in "$MIR" "$CAP"; do
 done
 
 echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP =="
-java -jar lab/target/planck-lab.jar experiment \
+nice -n "$LAB_NICE" java -jar lab/target/planck-lab.jar experiment \
     --emu-bin target/release/planck-emu --out "$out" \
     --listen "$LISTEN" --user "$LAB_USER" --password "$LAB_PASSWORD" \
     --collector-control "http://$COLLECTOR_CONTROL" --collector-id c1 \
@@ -123,7 +127,7 @@ password = "$LAB_PASSWORD"
 [control]
 listen = "$COLLECTOR_CONTROL"
 TOML
-target/release/planck-collector run --config "$out/collector.toml" > "$out/collector.log" 2>&1 &
+nice -n "$LAB_NICE" target/release/planck-collector run --config "$out/collector.toml" > "$out/collector.log" 2>&1 &
 collector_pid=$!
 for _ in $(seq 1 100); do
     listening "$COLLECTOR_CONTROL" && break
