@@ -280,3 +280,94 @@ fn controller_away_bounded_queue_counted_drops_then_retry() {
     assert_eq!(r.batches[0]["seq"], 0);
     assert_eq!(metrics.events_sent.get(), 2000 - dropped);
 }
+
+/// A controller stand-in that cannot stall anyone: TCP_NODELAY and every answer in one
+/// write. It sends the arrival time of each request on `arrived`.
+fn one_write_controller(arrived: std::sync::mpsc::Sender<Instant>) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { return };
+            stream.set_nodelay(true).unwrap();
+            let arrived = arrived.clone();
+            std::thread::spawn(move || {
+                let mut out = stream.try_clone().unwrap();
+                let mut r = BufReader::new(stream);
+                loop {
+                    let mut len = 0usize;
+                    let mut line = String::new();
+                    loop {
+                        line.clear();
+                        if r.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        if line == "\r\n" {
+                            break;
+                        }
+                        let l = line.to_ascii_lowercase();
+                        if let Some(v) = l.strip_prefix("content-length:") {
+                            len = v.trim().parse().unwrap();
+                        }
+                    }
+                    let mut body = vec![0; len];
+                    r.read_exact(&mut body).unwrap();
+                    let _ = arrived.send(Instant::now());
+                    let answer = r#"{"accepted":1,"unknownDevice":0,"unknownPort":0}"#;
+                    let _ = out.write_all(
+                        format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}",
+                            answer.len()
+                        )
+                        .as_bytes(),
+                    );
+                }
+            });
+        }
+    });
+    format!("http://{addr}/onos/planck/v1/telemetry/events")
+}
+
+fn notice(i: u32) -> Event {
+    let now = planck_collector::export::event::now_us();
+    Event::PortCongestion(planck_collector::export::PortCongestion {
+        switch: Arc::from("of:1"),
+        port: i,
+        state: planck_collector::export::CongestionState::Congested,
+        utilization: 0.9,
+        load_bps: 9e8,
+        capacity_bps: 1e9,
+        sample_us: now,
+        time_us: now,
+    })
+}
+
+#[test]
+fn notices_reach_the_controller_without_delayed_ack_stalls() {
+    // 50 notices one after the other on one kept-alive connection: each must arrive in far
+    // less than the 40 ms a delayed ACK would add (the request's headers and body leave in
+    // separate writes; without TCP_NODELAY the body would wait for the server's ACK), and
+    // without waiting for the flow report interval (a minute here).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let url = one_write_controller(tx);
+    let metrics = Arc::new(Metrics::new());
+    let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 60_000.0));
+    let (exporter, sink) = Exporter::new(export_config(url), metrics, settings);
+    let export_thread = std::thread::spawn(move || exporter.run());
+    let mut ms = Vec::new();
+    for i in 0..51 {
+        let t = Instant::now();
+        assert!(sink.send(notice(i)));
+        let at = rx.recv_timeout(Duration::from_secs(5)).expect("notice delivered");
+        if i > 0 {
+            // The first one also opens the connection.
+            ms.push(at.duration_since(t).as_secs_f64() * 1e3);
+        }
+    }
+    drop(sink);
+    export_thread.join().unwrap();
+    ms.sort_by(f64::total_cmp);
+    let median = ms[ms.len() / 2];
+    assert!(median < 10.0, "median notice delivery {median:.2} ms");
+}

@@ -819,3 +819,31 @@ fn cli_fabric_serves_and_shuts_down_cleanly() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Median of `n` sequential request/answer pairs on one kept-alive connection, in ms.
+fn keep_alive_median_ms(url: &str, n: usize) -> f64 {
+    let agent = ureq::AgentBuilder::new()
+        .max_idle_connections_per_host(1)
+        .build();
+    let mut ms: Vec<f64> = (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            let body = agent.get(url).call().unwrap().into_string().unwrap();
+            assert!(body.len() > 2048, "the answer must span several writes");
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms[n / 2]
+}
+
+#[test]
+fn control_api_answers_are_not_held_by_delayed_acks() {
+    // The topology answer (~10 KiB) leaves tiny_http's 1 KiB buffer in several writes; with
+    // Nagle on the server socket each later one waits for the client's delayed ACK (40 ms).
+    let f = fabric("fattree:4");
+    let c = Client::new(&f);
+    let median = keep_alive_median_ms(&format!("{}/v1/topology", c.base), 50);
+    assert!(median < 10.0, "median answer {median:.1} ms: a delayed-ACK stall");
+    c.shutdown(f);
+}

@@ -273,7 +273,7 @@ pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
         switches: engine.topology().switches.len(),
         hosts: engine.topology().endpoints.len(),
     };
-    let server = Server::http(cfg.control.listen.as_str())
+    let server = control_server(&cfg.control.listen)
         .map_err(|e| anyhow::anyhow!("control.listen {}: {e}", cfg.control.listen))?;
     let addr = server
         .server_addr()
@@ -291,6 +291,31 @@ pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
         engine,
         server,
     })
+}
+
+/// Binds the control API with TCP_NODELAY on the listening socket, which Linux hands on to
+/// every accepted connection. tiny_http writes a response through a 1 KiB buffer, so an
+/// answer of a few KiB (counters, flows, topology) leaves in several segments; with Nagle on,
+/// each one after the first waits for the ACK of the last, which the client delays by up to
+/// 40 ms. Every hop of the control loop pays that otherwise.
+fn control_server(listen: &str) -> std::io::Result<Server> {
+    use std::os::fd::AsRawFd;
+    let listener = std::net::TcpListener::bind(listen)?;
+    let one: libc::c_int = 1;
+    // SAFETY: a valid socket fd owned by `listener`, and a c_int option value of its size.
+    let rc = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&one as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Server::from_listener(listener, None).map_err(std::io::Error::other)
 }
 
 fn serve(server: Server, tx: SyncSender<Request>, topo_doc: Value, names: Names) {

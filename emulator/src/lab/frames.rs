@@ -177,6 +177,17 @@ impl InterfaceSink {
                     std::io::Error::last_os_error()
                 ));
             }
+            // Mirror frames skip the interface's qdisc: they leave as the fabric emits them,
+            // without a queueing layer's lock and enqueue/dequeue on the way (best effort: an
+            // older kernel without the option keeps the qdisc path).
+            let one: libc::c_int = 1;
+            libc::setsockopt(
+                fd,
+                libc::SOL_PACKET,
+                libc::PACKET_QDISC_BYPASS,
+                (&one as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            );
             let mut sll: libc::sockaddr_ll = std::mem::zeroed();
             sll.sll_family = libc::AF_PACKET as u16;
             sll.sll_ifindex = ifindex as i32;

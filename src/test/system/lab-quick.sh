@@ -34,7 +34,7 @@ awk -F, 'NR > 1 && ($4 != 16 || $10 != 0) {bad = 1; print "  " $0} END {exit bad
     || fail "a run did not finish its 16 flows or left packets unrouted"
 awk -F, 'NR > 1 && $2 == "PlanckTE" && $8 > 0 {n++} END {exit !(n > 0)}' "$out/throughput.csv" \
     || fail "PlanckTE moved no flow"
-grep -q '^| PlanckTE | sample → applied (loop) | [1-9]' "$out/report.md" \
+grep -q '^| PlanckTE | \*\*sample → applied (loop)\*\* | [1-9]' "$out/report.md" \
     || fail "no PlanckTE loop latency in the report"
 awk -F, 'NR > 1 && $2 == "PlanckTE" && $3 == "NOTICE" {n++} END {exit !(n > 0)}' "$out/loop-latency.csv" \
     || fail "no collector congestion notice reached the controller"

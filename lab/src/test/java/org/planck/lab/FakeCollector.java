@@ -1,5 +1,6 @@
 package org.planck.lab;
 
+import org.planck.lab.http.NoDelayHttpServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
@@ -56,7 +57,7 @@ public final class FakeCollector implements AutoCloseable {
     public FakeCollector(int endpointPort, String user, String password, long periodMs) throws IOException {
         this.events = URI.create("http://127.0.0.1:" + endpointPort + TelemetryEndpoint.PATH);
         this.auth = "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-        control = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
+        control = NoDelayHttpServer.create(new InetSocketAddress("127.0.0.1", 0), 16);
         control.createContext("/v1/", ex -> {
             JsonNode body = mapper.readTree(ex.getRequestBody().readAllBytes());
             if ("/v1/forwarding".equals(ex.getRequestURI().getPath())) {

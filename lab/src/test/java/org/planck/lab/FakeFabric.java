@@ -1,5 +1,6 @@
 package org.planck.lab;
 
+import org.planck.lab.http.NoDelayHttpServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -114,7 +115,7 @@ public final class FakeFabric implements AutoCloseable {
 
     private FakeFabric(long linkBps) throws IOException {
         this.linkBps = linkBps;
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server = NoDelayHttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
         server.createContext("/v1/", this::handle);
         server.start();
         lastUs = LabController.nowUs();

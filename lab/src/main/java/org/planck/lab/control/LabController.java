@@ -252,13 +252,15 @@ public final class LabController implements TelemetrySink, AutoCloseable {
             List<Reroute> done = loop.onNotice(n.port(), congested, OptionalDouble.of(n.utilization()), true,
                                                receivedNanos);
             if (congested) {
-                decided(LoopLatencyLog.Trigger.NOTICE, n.port(), n.sampleUs(), receiptUs, done, true);
+                decided(LoopLatencyLog.Trigger.NOTICE, n.port(), n.sampleUs(), receiptUs, done, true,
+                        new LoopLatencyLog.Stages(n.timeUs(), batch.sentUs(), -1, 0));
             }
         }
         if (newestSampleUs > 0) {
             // New rates and demands: relieve every port congested or over threshold in the view.
             List<Reroute> done = loop.relieveOverloaded(loop.congestedPorts(), receivedNanos);
-            decidedByPort(LoopLatencyLog.Trigger.LOAD_VIEW, newestSampleUs, receiptUs, done);
+            decidedByPort(LoopLatencyLog.Trigger.LOAD_VIEW, newestSampleUs, receiptUs, done,
+                          new LoopLatencyLog.Stages(-1, batch.sentUs(), -1, 0));
         }
         flushRound();
         return new IngestResult(accepted, noDevice, noPort);
@@ -333,7 +335,9 @@ public final class LabController implements TelemetrySink, AutoCloseable {
             }
         }
         List<Reroute> done = loop.onPortLoads(loads, true, receivedNanos);
-        decidedByPort(LoopLatencyLog.Trigger.POLL, now.timeUs(), receiptUs, done);
+        // The counters are averages over the interval: a change at its start waited for all of it.
+        decidedByPort(LoopLatencyLog.Trigger.POLL, now.timeUs(), receiptUs, done,
+                      new LoopLatencyLog.Stages(-1, -1, -1, dtUs));
         flushRound();
         return hot;
     }
@@ -372,9 +376,11 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         final long receiptUs;
         final long decisionUs;
         final int moves;
+        final LoopLatencyLog.Stages stages;
 
         Decision(LoopLatencyLog.Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs, long decisionUs,
-                 int moves) {
+                 int moves, LoopLatencyLog.Stages stages) {
+            this.stages = stages;
             this.trigger = trigger;
             this.port = port;
             this.sampleUs = sampleUs;
@@ -389,22 +395,24 @@ public final class LabController implements TelemetrySink, AutoCloseable {
      * is logged at once (it closed its loop with nothing to move).
      */
     private void decided(LoopLatencyLog.Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs,
-                         List<Reroute> done, boolean logIfNone) {
+                         List<Reroute> done, boolean logIfNone, LoopLatencyLog.Stages stages) {
         long decisionUs = nowUs();
         if (!done.isEmpty()) {
-            round.add(new Decision(trigger, port, sampleUs, receiptUs, decisionUs, done.size()));
+            round.add(new Decision(trigger, port, sampleUs, receiptUs, decisionUs, done.size(), stages));
         } else if (logIfNone) {
-            latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, -1, -1, 0));
+            latencies.record(new LoopLatencyLog.Entry(trigger, port, sampleUs, receiptUs, decisionUs, -1, -1, 0,
+                                                      stages));
         }
     }
 
     /** Notes the moves of a multi-port decision, one decision per relieved port. */
-    private void decidedByPort(LoopLatencyLog.Trigger trigger, long sampleUs, long receiptUs, List<Reroute> done) {
+    private void decidedByPort(LoopLatencyLog.Trigger trigger, long sampleUs, long receiptUs, List<Reroute> done,
+                               LoopLatencyLog.Stages stages) {
         Map<ConnectPoint, List<Reroute>> byPort = new LinkedHashMap<>();
         for (Reroute r : done) {
             byPort.computeIfAbsent(r.congestedPort().orElseThrow(), k -> new ArrayList<>()).add(r);
         }
-        byPort.forEach((port, rs) -> decided(trigger, port, sampleUs, receiptUs, rs, false));
+        byPort.forEach((port, rs) -> decided(trigger, port, sampleUs, receiptUs, rs, false, stages));
     }
 
     /** Hands the round's placements to the installer as one rule batch. Caller holds the lock. */
@@ -422,6 +430,7 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     private void install(LabPlacements.Batch batch, List<Decision> decisions) {
         long appliedUs;
         long answeredUs;
+        long submittedUs = nowUs();
         try {
             appliedUs = emulator.applyRules(batch.ops);
             answeredUs = nowUs();
@@ -437,7 +446,8 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         for (Decision d : decisions) {
             moves.addAndGet(d.moves);
             latencies.record(new LoopLatencyLog.Entry(d.trigger, d.port, d.sampleUs, d.receiptUs, d.decisionUs,
-                                                      appliedUs, answeredUs, d.moves));
+                                                      appliedUs, answeredUs, d.moves,
+                                                      d.stages.submitted(submittedUs)));
         }
     }
 

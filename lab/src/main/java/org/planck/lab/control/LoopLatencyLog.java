@@ -42,6 +42,7 @@ public final class LoopLatencyLog {
         private final long appliedUs;
         private final long answeredUs;
         private final int moves;
+        private final Stages stages;
 
         /**
          * An entry.
@@ -57,6 +58,25 @@ public final class LoopLatencyLog {
          */
         public Entry(Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs, long decisionUs,
                      long appliedUs, long answeredUs, int moves) {
+            this(trigger, port, sampleUs, receiptUs, decisionUs, appliedUs, answeredUs, moves, Stages.NONE);
+        }
+
+        /**
+         * An entry with the stages the other constructor leaves unknown.
+         *
+         * @param trigger    what started the decision
+         * @param port       the congested port
+         * @param sampleUs   capture time of the triggering sample (or counter time when polling)
+         * @param receiptUs  controller receipt time
+         * @param decisionUs time the moves were decided
+         * @param appliedUs  fabric time from which the moves are in force, -1 if none
+         * @param answeredUs controller time when the fabric confirmed the moves, -1 if none
+         * @param moves      number of flows moved
+         * @param stages     the optional stage times
+         */
+        public Entry(Trigger trigger, ConnectPoint port, long sampleUs, long receiptUs, long decisionUs,
+                     long appliedUs, long answeredUs, int moves, Stages stages) {
+            this.stages = checkNotNull(stages, "stages");
             this.trigger = checkNotNull(trigger, "trigger");
             this.port = checkNotNull(port, "port");
             checkArgument(moves >= 0, "moves must be non-negative");
@@ -107,6 +127,67 @@ public final class LoopLatencyLog {
             return moves;
         }
 
+        public Stages stages() {
+            return stages;
+        }
+
+        /**
+         * Rules handed to the fabric -> its answer (the fabric's round trip; it answers once the
+         * rules are in force).
+         *
+         * @return µs, -1 if unknown
+         */
+        public long submittedToAnsweredUs() {
+            return stages.submittedUs < 0 || answeredUs < 0 ? -1 : answeredUs - stages.submittedUs;
+        }
+
+        /**
+         * Decision -> rules handed to the fabric (waiting for the round and the installer).
+         *
+         * @return µs, -1 if unknown
+         */
+        public long decisionToSubmittedUs() {
+            return stages.submittedUs < 0 ? -1 : stages.submittedUs - decisionUs;
+        }
+
+        /**
+         * Sample captured -> the collector's detection (its notice's timeUs).
+         *
+         * @return µs, -1 if unknown
+         */
+        public long sampleToDetectUs() {
+            return stages.detectUs < 0 ? -1 : stages.detectUs - sampleUs;
+        }
+
+        /**
+         * Detection -> the collector's export of the batch carrying it (its sentUs).
+         *
+         * @return µs, -1 if unknown
+         */
+        public long detectToSentUs() {
+            return stages.detectUs < 0 || stages.sentUs < 0 ? -1 : stages.sentUs - stages.detectUs;
+        }
+
+        /**
+         * Batch sent by the collector -> received by the controller (the HTTP hop).
+         *
+         * @return µs, -1 if unknown
+         */
+        public long sentToReceiptUs() {
+            return stages.sentUs < 0 ? -1 : receiptUs - stages.sentUs;
+        }
+
+        /**
+         * The loop as a traffic change sees it: from the start of the measurement window the
+         * decision was based on (a poll's counters cover the whole poll interval, so a change
+         * at its start waits for the interval too) to the rules in force.
+         *
+         * @return µs (only if flows moved)
+         */
+        public long windowStartToAppliedUs() {
+            return sampleToAppliedUs() + stages.windowUs;
+        }
+
         /** Sample captured -> event at controller. */
         public long sampleToReceiptUs() {
             return receiptUs - sampleUs;
@@ -129,6 +210,63 @@ public final class LoopLatencyLog {
         /** Sample captured -> rules confirmed in force: the whole loop (only if flows moved). */
         public long sampleToAppliedUs() {
             return answeredUs - sampleUs;
+        }
+    }
+
+    /**
+     * Times of the loop's stages that only some triggers have; -1 where unknown. µs since the
+     * epoch, except {@code windowUs}, a length.
+     */
+    public static final class Stages {
+        /** Nothing known beyond the entry's own times. */
+        public static final Stages NONE = new Stages(-1, -1, -1, 0);
+
+        private final long detectUs;
+        private final long sentUs;
+        private final long submittedUs;
+        private final long windowUs;
+
+        /**
+         * Stage times.
+         *
+         * @param detectUs    when the collector detected the congestion (notice's timeUs), or -1
+         * @param sentUs      when the collector sent the batch (its sentUs), or -1
+         * @param submittedUs when the controller handed the rules to the fabric, or -1
+         * @param windowUs    length of the measurement window the decision used (a poll's
+         *                    interval), 0 for a sample
+         */
+        public Stages(long detectUs, long sentUs, long submittedUs, long windowUs) {
+            checkArgument(windowUs >= 0, "window must be >= 0");
+            this.detectUs = detectUs;
+            this.sentUs = sentUs;
+            this.submittedUs = submittedUs;
+            this.windowUs = windowUs;
+        }
+
+        /**
+         * The same stages with the time the rules were handed to the fabric.
+         *
+         * @param us controller time
+         * @return new stages
+         */
+        public Stages submitted(long us) {
+            return new Stages(detectUs, sentUs, us, windowUs);
+        }
+
+        public long detectUs() {
+            return detectUs;
+        }
+
+        public long sentUs() {
+            return sentUs;
+        }
+
+        public long submittedUs() {
+            return submittedUs;
+        }
+
+        public long windowUs() {
+            return windowUs;
         }
     }
 
@@ -236,6 +374,18 @@ public final class LoopLatencyLog {
      */
     public synchronized Distribution applied(ToLongFunction<Entry> interval) {
         return new Distribution(entries.stream().filter(e -> e.moves() > 0).mapToLong(interval).toArray());
+    }
+
+    /**
+     * The distribution of an optional interval (-1 where unknown) over the entries that moved
+     * flows and know it.
+     *
+     * @param interval e.g. {@code Entry::sentToReceiptUs}
+     * @return distribution
+     */
+    public synchronized Distribution appliedKnown(ToLongFunction<Entry> interval) {
+        return new Distribution(entries.stream().filter(e -> e.moves() > 0).mapToLong(interval)
+                                        .filter(v -> v >= 0).toArray());
     }
 
     /**

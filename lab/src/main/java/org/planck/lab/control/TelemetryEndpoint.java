@@ -10,6 +10,7 @@ import org.planck.api.telemetry.MalformedBatchException;
 import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.api.telemetry.TelemetryJson;
+import org.planck.lab.http.NoDelayHttpServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +67,7 @@ public final class TelemetryEndpoint implements AutoCloseable {
             throws IOException {
         checkNotNull(user, "user");
         checkNotNull(password, "password");
-        HttpServer server = HttpServer.create(address, 64);
+        HttpServer server = NoDelayHttpServer.create(address, 64);
         // One thread: batches are applied in arrival order, as one collector sends them.
         ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "lab-telemetry");

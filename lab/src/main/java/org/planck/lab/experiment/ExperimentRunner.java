@@ -51,12 +51,14 @@ public final class ExperimentRunner {
     private static final int SPORT_BASE = 10000;
     private static final int FLOWS_PER_RUN_MAX = 256;
     private static final int RUNS_BEFORE_PORT_REUSE = 200;
+    /** Poll-1s mode's period. */
+    public static final long POLL_1S_MS = 1000;
 
     /** How the experiment runs. */
     public static final class Options {
         /** Most runs per workload and mode. */
         public static final int MAX_REPEATS = 10;
-        long flowBytes = 100L << 20;
+        long flowBytes = 10L << 20;
         long seed = 1;
         int repeats = 1;
         TeSettings te = TeSettings.defaults();
@@ -331,7 +333,7 @@ public final class ExperimentRunner {
                     pollErrors.incrementAndGet();
                     log.warn("poll failed: {}", e.getMessage());
                 }
-            }, 0, options.te.pollIntervalMs(), TimeUnit.MILLISECONDS);
+            }, 0, pollIntervalMs(mode), TimeUnit.MILLISECONDS);
         }
 
         Map<Long, FlowSpec> running = new HashMap<>();
@@ -394,6 +396,24 @@ public final class ExperimentRunner {
         return new RunResult(workload, mode, linkBps, results, latencies.entries(), controller.moves(),
                              controller.notices(), status.maxLagUs(), status.unmatched(), status.mirrorFrames(),
                              status.mirrorDrops(), controller.decidedMoves());
+    }
+
+    /**
+     * How often a polling mode reads the counters: Poll-1s every second, Poll every
+     * {@code --poll-ms}.
+     *
+     * @param mode a mode
+     * @return ms (0 for modes that do not poll)
+     */
+    public long pollIntervalMs(RoutingMode mode) {
+        switch (mode) {
+            case POLL:
+                return options.te.pollIntervalMs();
+            case POLL_1S:
+                return POLL_1S_MS;
+            default:
+                return 0;
+        }
     }
 
     private static void start(EmulatorClient emu, LabController controller, List<FlowSpec> flows,

@@ -59,6 +59,11 @@ public final class Report {
         return m == RoutingMode.POLL ? "Poll-" + pollIntervalMs + "ms" : m.label();
     }
 
+    /** A polling mode's period in µs, 0 for the others. */
+    private long pollWindowUs(RoutingMode m) {
+        return m == RoutingMode.POLL ? pollIntervalMs * 1000 : m == RoutingMode.POLL_1S ? ExperimentRunner.POLL_1S_MS * 1000 : 0;
+    }
+
     /**
      * The throughput CDF file of a workload.
      *
@@ -176,14 +181,17 @@ public final class Report {
 
     private String loopCsv() {
         StringBuilder sb = new StringBuilder(
-                "workload,mode,trigger,switch,port,sample_us,receipt_us,decision_us,fabric_applied_us,answered_us,moves\n");
+                "workload,mode,trigger,switch,port,sample_us,receipt_us,decision_us,fabric_applied_us,answered_us,moves,"
+                + "detect_us,sent_us,submitted_us,window_us\n");
         for (RunResult r : results) {
             for (LoopLatencyLog.Entry e : r.decisions()) {
                 sb.append(r.workload().id()).append(',').append(label(r.mode())).append(',').append(e.trigger())
                         .append(',').append(e.port().deviceId()).append(',').append(e.port().port().toLong())
                         .append(',').append(e.sampleUs()).append(',').append(e.receiptUs()).append(',')
                         .append(e.decisionUs()).append(',').append(e.appliedUs()).append(',')
-                        .append(e.answeredUs()).append(',').append(e.moves())
+                        .append(e.answeredUs()).append(',').append(e.moves()).append(',')
+                        .append(e.stages().detectUs()).append(',').append(e.stages().sentUs()).append(',')
+                        .append(e.stages().submittedUs()).append(',').append(e.stages().windowUs())
                         .append('\n');
             }
         }
@@ -194,7 +202,7 @@ public final class Report {
     private Map<RoutingMode, LoopLatencyLog> loopByMode() {
         Map<RoutingMode, LoopLatencyLog> m = new EnumMap<>(RoutingMode.class);
         for (RunResult r : results) {
-            if (r.mode() != RoutingMode.POLL && r.mode() != RoutingMode.PLANCK) {
+            if (r.mode().te() == org.planck.api.te.TeMode.STATIC) {
                 continue;
             }
             LoopLatencyLog l = m.computeIfAbsent(r.mode(), k -> new LoopLatencyLog(Integer.MAX_VALUE));
@@ -256,8 +264,8 @@ public final class Report {
             sb.append("\nPlanckTE against the baselines (mean flow throughput; Planck's result: within a few % of "
                       + "Optimal, ahead of polling and static hashing):\n\n"
                       + "| workload | PlanckTE % of Optimal | ahead of " + label(RoutingMode.POLL)
-                      + " | ahead of Static |\n"
-                      + "|---|---:|---|---|\n");
+                      + " | ahead of " + label(RoutingMode.POLL_1S) + " | ahead of Static |\n"
+                      + "|---|---:|---|---|---|\n");
             for (Workload w : workloads()) {
                 RunResult te = find(w, RoutingMode.PLANCK);
                 if (te == null) {
@@ -268,7 +276,15 @@ public final class Report {
                         .append(opt == null || opt.meanThroughputBps() == 0 ? "-"
                                 : fmt(100 * te.meanThroughputBps() / opt.meanThroughputBps()))
                         .append(" | ").append(ahead(te, find(w, RoutingMode.POLL))).append(" | ")
+                        .append(ahead(te, find(w, RoutingMode.POLL_1S))).append(" | ")
                         .append(ahead(te, find(w, RoutingMode.STATIC))).append(" |\n");
+            }
+        }
+        if (modes.contains(RoutingMode.PLANCK)) {
+            for (RoutingMode poll : List.of(RoutingMode.POLL, RoutingMode.POLL_1S)) {
+                if (modes.contains(poll)) {
+                    pairedSection(sb, poll);
+                }
             }
         }
         sb.append("\nRuns: flows moved by TE, emulator lag and loss\n\n")
@@ -285,30 +301,108 @@ public final class Report {
             sb.append("![").append(w.label()).append("](").append(cdfFile(w)).append(")\n");
         }
         sb.append("\n## Control-loop latency (decisions that moved flows, µs)\n\n")
-                .append("Sample captured → event at controller → decision → rule confirmed in force by the fabric, ")
-                .append("all on the wall clock (the fabric's own `appliedUs` is in `loop-latency.csv`; it runs behind ")
-                .append("the wall clock by the fabric's lag). For Poll, \"sample\" is the fabric time of the counter ")
-                .append("read, so its first interval includes the fabric's lag.\n\n")
+                .append("Every stage on the wall clock of this machine: the collector's capture stamp of the sample ")
+                .append("(`sampleUs`), its detection (`timeUs` of the CONGESTED notice), its export (`sentUs` of the ")
+                .append("batch), the controller's receipt, decision, hand-over of the rule batch to the fabric, and the ")
+                .append("fabric's answer (sent once the rules are in force; its own `appliedUs` is in `loop-latency.csv` ")
+                .append("and runs behind the wall clock by the fabric's lag). Detection and export are known for notice ")
+                .append("decisions; load-view decisions (the flow rates of a batch) start at the newest sample of the ")
+                .append("batch. For Poll, \"sample\" is the fabric time of the counter read; its counters are averages ")
+                .append("over the whole poll interval, so a change at the start of the interval waits for the interval ")
+                .append("too: the last row adds that window (0 for PlanckTE's samples).\n\n")
                 .append("| mode | interval | n | p50 | p90 | p99 | max |\n|---|---|---:|---:|---:|---:|---:|\n");
         Map<String, ToLongFunction<LoopLatencyLog.Entry>> intervals = new LinkedHashMap<>();
+        intervals.put("sample → collector detect", LoopLatencyLog.Entry::sampleToDetectUs);
+        intervals.put("detect → export sent", LoopLatencyLog.Entry::detectToSentUs);
+        intervals.put("export sent → controller", LoopLatencyLog.Entry::sentToReceiptUs);
         intervals.put("sample → controller", LoopLatencyLog.Entry::sampleToReceiptUs);
         intervals.put("controller → decision", LoopLatencyLog.Entry::receiptToDecisionUs);
-        intervals.put("decision → applied", LoopLatencyLog.Entry::decisionToAppliedUs);
-        intervals.put("sample → applied (loop)", LoopLatencyLog.Entry::sampleToAppliedUs);
+        intervals.put("decision → rules submitted", LoopLatencyLog.Entry::decisionToSubmittedUs);
+        intervals.put("submitted → fabric answer (applied)", LoopLatencyLog.Entry::submittedToAnsweredUs);
+        intervals.put("**sample → applied (loop)**", LoopLatencyLog.Entry::sampleToAppliedUs);
+        intervals.put("measurement window start → applied", LoopLatencyLog.Entry::windowStartToAppliedUs);
         for (Map.Entry<RoutingMode, LoopLatencyLog> e : loopByMode().entrySet()) {
             for (Map.Entry<String, ToLongFunction<LoopLatencyLog.Entry>> i : intervals.entrySet()) {
-                LoopLatencyLog.Distribution d = e.getValue().applied(i.getValue());
+                LoopLatencyLog.Distribution d = e.getValue().appliedKnown(i.getValue());
+                if (d.count() == 0) {
+                    continue;
+                }
                 sb.append("| ").append(label(e.getKey())).append(" | ").append(i.getKey()).append(" | ")
                         .append(d.count()).append(" | ").append(d.quantile(0.5)).append(" | ")
                         .append(d.quantile(0.9)).append(" | ").append(d.quantile(0.99)).append(" | ")
                         .append(d.max()).append(" |\n");
             }
         }
+        LoopLatencyLog planck = loopByMode().get(RoutingMode.PLANCK);
+        if (planck != null) {
+            sb.append("\nPlanckTE by trigger (sample → applied): ");
+            for (LoopLatencyLog.Trigger t : LoopLatencyLog.Trigger.values()) {
+                LoopLatencyLog.Distribution d = planck.appliedKnown(
+                        x -> x.trigger() == t ? x.sampleToAppliedUs() : -1);
+                if (d.count() > 0) {
+                    sb.append(t).append(" n=").append(d.count()).append(" p50 ").append(d.quantile(0.5))
+                            .append(" p99 ").append(d.quantile(0.99)).append("; ");
+                }
+            }
+            sb.append('\n');
+        }
         sb.append("\n![loop latency](").append(LOOP_PNG).append(")\n");
         sb.append("\nFiles: `").append(SUMMARY_CSV).append("` (this table), `").append(FLOWS_CSV)
                 .append("` (every flow), `").append(LOOP_CSV).append("` (every TE decision), `").append(MOVES_CSV)
                 .append("` (every flow TE moved).\n");
         return sb.toString();
+    }
+
+    /**
+     * PlanckTE - a polling mode per workload, paired by seed: per-seed means, the mean difference
+     * and its 95 % t interval.
+     */
+    private void pairedSection(StringBuilder sb, RoutingMode poll) {
+        sb.append("\nPlanckTE − ").append(label(poll)).append(", paired by seed (mean flow throughput of each run, Mb/s; ")
+                .append("95 % confidence interval of the mean difference, Student's t over the per-seed differences):\n\n")
+                .append("| workload | seeds | per seed: PlanckTE / ").append(label(poll))
+                .append(" | mean difference | 95 % CI | CI above 0 |\n|---|---:|---|---:|---|---|\n");
+        for (Workload w : workloads()) {
+            RunResult te = find(w, RoutingMode.PLANCK);
+            RunResult p = find(w, poll);
+            if (te == null || p == null) {
+                continue;
+            }
+            Map<Long, Double> a = perSeedMeanMbps(te);
+            Map<Long, Double> b = perSeedMeanMbps(p);
+            List<Long> seeds = new ArrayList<>(a.keySet());
+            seeds.retainAll(b.keySet());
+            if (seeds.isEmpty()) {
+                continue;
+            }
+            double[] x = new double[seeds.size()];
+            double[] y = new double[seeds.size()];
+            StringBuilder per = new StringBuilder();
+            for (int i = 0; i < seeds.size(); i++) {
+                x[i] = a.get(seeds.get(i));
+                y[i] = b.get(seeds.get(i));
+                per.append(i == 0 ? "" : ", ").append(seeds.get(i)).append(": ").append(fmt(x[i])).append('/')
+                        .append(fmt(y[i]));
+            }
+            PairedDifference d = PairedDifference.of(x, y);
+            sb.append("| ").append(w.label()).append(" | ").append(d.pairs()).append(" | ").append(per)
+                    .append(" | ").append(fmt(d.mean())).append(" | ")
+                    .append(d.pairs() < 2 ? "- (one seed)" : "[" + fmt(d.low()) + ", " + fmt(d.high()) + "]")
+                    .append(" | ").append(d.aboveZero() ? "yes" : "no").append(" |\n");
+        }
+    }
+
+    /** Mean flow throughput per seed, Mb/s, seeds ascending. */
+    private static Map<Long, Double> perSeedMeanMbps(RunResult r) {
+        Map<Long, double[]> acc = new java.util.TreeMap<>();
+        for (FlowResult f : r.flows()) {
+            double[] s = acc.computeIfAbsent(f.seed(), k -> new double[2]);
+            s[0] += f.throughputBps() / 1e6;
+            s[1]++;
+        }
+        Map<Long, Double> out = new LinkedHashMap<>();
+        acc.forEach((seed, s) -> out.put(seed, s[0] / s[1]));
+        return out;
     }
 
     /** "yes (+x %)" or "no (-x %)" of PlanckTE's mean against a baseline's; "-" without one. */

@@ -10,6 +10,8 @@ public enum RoutingMode {
     STATIC("Static", TeMode.STATIC, FabricSpec.Shape.FAT_TREE),
     /** Counters polled every interval (default 100 ms), TE on those. */
     POLL("Poll-100ms", TeMode.POLL, FabricSpec.Shape.FAT_TREE),
+    /** Counters polled every second: the paper's slower polling baseline (Hedera's period). */
+    POLL_1S("Poll-1s", TeMode.POLL, FabricSpec.Shape.FAT_TREE),
     /** Collector samples and congestion notices, TE on those. */
     PLANCK("PlanckTE", TeMode.PLANCK, FabricSpec.Shape.FAT_TREE),
     /** The same hosts on one non-blocking switch: the bound any routing can reach. */

@@ -30,6 +30,31 @@ public class LoopLatencyLogTest {
     }
 
     @Test
+    public void stagesSplitTheLoopAndUnknownOnesStayOut() {
+        LoopLatencyLog.Stages st = new LoopLatencyLog.Stages(1_100, 1_150, -1, 0).submitted(1_500);
+        LoopLatencyLog.Entry e = new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.NOTICE, P, 1_000, 1_400, 1_450,
+                                                          42, 1_700, 1, st);
+        assertEquals(100, e.sampleToDetectUs());
+        assertEquals(50, e.detectToSentUs());
+        assertEquals(250, e.sentToReceiptUs());
+        assertEquals(50, e.decisionToSubmittedUs());
+        assertEquals(200, e.submittedToAnsweredUs());
+        assertEquals(700, e.windowStartToAppliedUs());
+        // A poll: no collector stages, and its 100 ms window counts in what a change waits for.
+        LoopLatencyLog.Entry poll = new LoopLatencyLog.Entry(LoopLatencyLog.Trigger.POLL, P, 1_000, 1_400, 1_450,
+                                                             42, 1_700, 1,
+                                                             new LoopLatencyLog.Stages(-1, -1, 1_500, 100_000));
+        assertEquals(-1, poll.sampleToDetectUs());
+        assertEquals(-1, poll.sentToReceiptUs());
+        assertEquals(100_700, poll.windowStartToAppliedUs());
+        LoopLatencyLog log = new LoopLatencyLog(10);
+        log.record(e);
+        log.record(poll);
+        assertEquals(1, log.appliedKnown(LoopLatencyLog.Entry::sentToReceiptUs).count());
+        assertEquals(2, log.appliedKnown(LoopLatencyLog.Entry::submittedToAnsweredUs).count());
+    }
+
+    @Test
     public void percentilesByNearestRank() {
         LoopLatencyLog log = new LoopLatencyLog(1000);
         for (int i = 1; i <= 100; i++) {

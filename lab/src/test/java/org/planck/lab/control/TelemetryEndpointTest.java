@@ -8,6 +8,7 @@ import org.junit.Test;
 import org.planck.api.telemetry.IngestResult;
 import org.planck.api.telemetry.PortCongestionNotice;
 import org.planck.api.telemetry.TelemetryBatch;
+import org.planck.lab.http.KeepAliveProbe;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -134,5 +135,20 @@ public class TelemetryEndpointTest {
         assertEquals(0, mapper.readTree(r.body()).get("accepted").asInt());
         assertEquals(0, applied.size());
         assertEquals(1, endpoint.unavailable());
+    }
+
+    @Test
+    public void answersAreNotHeldByDelayedAcks() throws Exception {
+        // The JDK server writes headers and body separately: without TCP_NODELAY the body waits
+        // for the client's delayed ACK of the headers, about 40 ms per batch.
+        byte[] body = VALID.getBytes(StandardCharsets.UTF_8);
+        String head = "POST " + TelemetryEndpoint.PATH + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nAuthorization: Basic "
+                + Base64.getEncoder().encodeToString("planck:secret".getBytes(StandardCharsets.UTF_8))
+                + "\r\nContent-Length: " + body.length + "\r\n\r\n";
+        byte[] request = (head + VALID).getBytes(StandardCharsets.UTF_8);
+        double median = KeepAliveProbe.medianMs(endpoint.port(), request, 50);
+        assertTrue("median answer " + median + " ms: a delayed-ACK stall", median < 10);
+        assertEquals(51, applied.size());
     }
 }

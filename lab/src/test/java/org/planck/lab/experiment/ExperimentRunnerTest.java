@@ -151,13 +151,20 @@ public class ExperimentRunnerTest {
         String md = Files.readString(dir.resolve(Report.MARKDOWN));
         assertTrue(md.contains("| stride(8) |"));
         assertTrue(md.contains("1 Gb/s"));
-        assertTrue(md.contains("| PlanckTE | sample → applied (loop) |"));
+        assertTrue(md.contains("| PlanckTE | **sample → applied (loop)** |"));
+        assertTrue(md.contains("| PlanckTE | decision → rules submitted |"));
+        assertTrue(md.contains("| PlanckTE | submitted → fabric answer (applied) |"));
+        // Poll's loop counts its window: the row exists and is at least the interval longer.
+        assertTrue(md.contains("| Poll-10ms | measurement window start → applied |"));
+        // PlanckTE - Poll paired by seed, with the one seed this test ran.
+        assertTrue(md, md.contains("PlanckTE − Poll-10ms, paired by seed"));
+        assertTrue(md, md.matches("(?s).*\\| stride\\(8\\) \\| 1 \\| 1: [0-9.]+/[0-9.]+ \\| -?[0-9.]+ \\| - \\(one seed\\) \\| no \\|.*"));
         // Poll is named after the interval it ran with.
         assertTrue(md.contains("| Poll-10ms |"));
         assertFalse(md.contains("Poll-100ms"));
         // The comparison the experiment is for, with the sign of each difference.
         assertTrue(md, md.matches("(?s).*\\| stride\\(8\\) \\| [0-9.]+ \\| (yes \\(\\+|no \\()[0-9.-]+ %\\) \\| "
-                                  + "(yes \\(\\+|no \\()[0-9.-]+ %\\) \\|.*"));
+                                  + "- \\| (yes \\(\\+|no \\()[0-9.-]+ %\\) \\|.*"));
         List<String> csv = Files.readAllLines(dir.resolve(Report.SUMMARY_CSV));
         assertEquals(5, csv.size());
         assertTrue(csv.get(4).startsWith("stride8,Optimal,1000000000,16,"));
