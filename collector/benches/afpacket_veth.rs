@@ -11,7 +11,8 @@
 //! and posts the notice to an HTTP server on loopback; measured per cycle from the kernel's
 //! capture stamp of the triggering frame (the notice's `sampleUs`) to the server having read
 //! the whole request, on the same clock. Each cycle then waits for the port to clear.
-//! PLANCK_BENCH_CYCLES (default 300) sets the cycles.
+//! PLANCK_BENCH_CYCLES (default 300) sets the cycles, PLANCK_BENCH_BLOCK_KIB (default 8, the
+//! lab's) the ring's block size.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command;
@@ -302,12 +303,16 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
                 Some(sink),
                 Some(metrics),
             );
-            // The lab's ring: 8 KiB blocks, 1 ms block timeout.
+            // The lab's ring: 8 KiB blocks (PLANCK_BENCH_BLOCK_KIB), 1 ms block timeout.
+            let block_kib: usize = std::env::var("PLANCK_BENCH_BLOCK_KIB")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(8);
             let mut ring = PacketRing::open(
                 &rx_if,
                 &RingConfig {
-                    block_size: 8 << 10,
-                    block_count: 1024,
+                    block_size: (block_kib << 10) as _,
+                    block_count: (8192 / block_kib).max(16) as _,
                     block_timeout_ms: 1,
                     promiscuous: false,
                 },
