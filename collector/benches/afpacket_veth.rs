@@ -236,7 +236,10 @@ fn notice_receiver(got: std::sync::mpsc::Sender<(u64, String)>) -> String {
                         format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}", answer.len())
                             .as_bytes(),
                     );
-                    if got.send((at, String::from_utf8_lossy(&body).into_owned())).is_err() {
+                    if got
+                        .send((at, String::from_utf8_lossy(&body).into_owned()))
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -366,21 +369,23 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
             }
             if let Ok((at, body)) = got.try_recv() {
                 let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-                let n = v["events"].as_array().unwrap().iter().find(|e| {
-                    e["type"] == "PORT_CONGESTION" && e["state"] == "CONGESTED"
-                }).cloned();
+                let n = v["events"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|e| e["type"] == "PORT_CONGESTION" && e["state"] == "CONGESTED")
+                    .cloned();
                 if let Some(n) = n {
-                    break (at, n, v["sentUs"].as_u64().unwrap());
+                    break (at, n);
                 }
             }
         };
-        let (at, n, sent) = notice;
+        let (at, n) = notice;
         let sample = n["sampleUs"].as_u64().unwrap();
         let time = n["timeUs"].as_u64().unwrap();
         total.push(at.saturating_sub(sample));
         detect.push(time.saturating_sub(sample));
         export.push(at.saturating_sub(time));
-        let _ = sent;
         // The flow stops; the port clears once the flow is quiet (>= 10 ms).
         let clear_by = Instant::now() + Duration::from_secs(2);
         loop {
@@ -402,7 +407,10 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
     for (name, v) in [
         ("frame on veth -> notice received (us)", &mut total),
         ("  of which frame -> detected (us)", &mut detect),
-        ("  of which detected -> received by the HTTP server (us)", &mut export),
+        (
+            "  of which detected -> received by the HTTP server (us)",
+            &mut export,
+        ),
     ] {
         v.sort_unstable();
         println!(
