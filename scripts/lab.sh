@@ -27,10 +27,17 @@ COLLECTOR_CONTROL=127.0.0.1:17070
 EMU_CONTROL=127.0.0.1:19870
 LAB_USER=planck
 LAB_PASSWORD=planck-lab
-# The loop's processes (controller, collector) run at nice -10 so that other work on the
-# machine does not stall them; the fabric stays 10 below them (--fabric-nice is relative),
-# i.e. at nice 0. LAB_NICE=0 runs everything at the caller's priority.
+# The loop's processes (controller, collector) get a core when they have work, as a
+# switch's control plane would: real-time FIFO priority 10 (LAB_SCHED=fifo, the default; they
+# block in poll/recv between samples) with reset-on-fork, so the fabric the controller starts
+# runs at normal priority, at nice 10. LAB_SCHED=nice runs them at nice LAB_NICE (-10) instead,
+# with the fabric 10 below them (--fabric-nice is relative).
+LAB_SCHED=${LAB_SCHED:-fifo}
 LAB_NICE=${LAB_NICE:--10}
+loop_priority=(nice -n "$LAB_NICE")
+if [ "$LAB_SCHED" = fifo ] && chrt --fifo --reset-on-fork 10 true 2>/dev/null; then
+    loop_priority=(chrt --fifo --reset-on-fork 10)
+fi
 
 out="results/lab-$(date -u +%Y%m%d-%H%M%S)"
 args=()
@@ -82,8 +89,8 @@ for dev in "$MIR" "$CAP"; do
     ip link set "$dev" up
 done
 
-echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP =="
-nice -n "$LAB_NICE" java -jar lab/target/planck-lab.jar experiment \
+echo "== [4/4] ($(echo "${loop_priority[@]}")) Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP =="
+"${loop_priority[@]}" java -jar lab/target/planck-lab.jar experiment \
     --emu-bin target/release/planck-emu --out "$out" \
     --listen "$LISTEN" --user "$LAB_USER" --password "$LAB_PASSWORD" \
     --collector-control "http://$COLLECTOR_CONTROL" --collector-id c1 \
@@ -127,7 +134,7 @@ password = "$LAB_PASSWORD"
 [control]
 listen = "$COLLECTOR_CONTROL"
 TOML
-nice -n "$LAB_NICE" target/release/planck-collector run --config "$out/collector.toml" > "$out/collector.log" 2>&1 &
+"${loop_priority[@]}" target/release/planck-collector run --config "$out/collector.toml" > "$out/collector.log" 2>&1 &
 collector_pid=$!
 for _ in $(seq 1 100); do
     listening "$COLLECTOR_CONTROL" && break

@@ -11,7 +11,8 @@
 //! and posts the notice to an HTTP server on loopback; measured per cycle from the kernel's
 //! capture stamp of the triggering frame (the notice's `sampleUs`) to the server having read
 //! the whole request, on the same clock. Each cycle then waits for the port to clear.
-//! PLANCK_BENCH_CYCLES (default 300) sets the cycles.
+//! PLANCK_BENCH_CYCLES (default 300) sets the cycles, PLANCK_BENCH_BLOCK_KIB (default 8, the
+//! lab's) the ring's block size.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command;
@@ -235,7 +236,10 @@ fn notice_receiver(got: std::sync::mpsc::Sender<(u64, String)>) -> String {
                         format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}", answer.len())
                             .as_bytes(),
                     );
-                    if got.send((at, String::from_utf8_lossy(&body).into_owned())).is_err() {
+                    if got
+                        .send((at, String::from_utf8_lossy(&body).into_owned()))
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -302,12 +306,16 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
                 Some(sink),
                 Some(metrics),
             );
-            // The lab's ring: 8 KiB blocks, 1 ms block timeout.
+            // The lab's ring: 8 KiB blocks (PLANCK_BENCH_BLOCK_KIB), 1 ms block timeout.
+            let block_kib: usize = std::env::var("PLANCK_BENCH_BLOCK_KIB")
+                .ok()
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(8);
             let mut ring = PacketRing::open(
                 &rx_if,
                 &RingConfig {
-                    block_size: 8 << 10,
-                    block_count: 1024,
+                    block_size: (block_kib << 10) as _,
+                    block_count: (8192 / block_kib).max(16) as _,
                     block_timeout_ms: 1,
                     promiscuous: false,
                 },
@@ -361,21 +369,23 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
             }
             if let Ok((at, body)) = got.try_recv() {
                 let v: serde_json::Value = serde_json::from_str(&body).unwrap();
-                let n = v["events"].as_array().unwrap().iter().find(|e| {
-                    e["type"] == "PORT_CONGESTION" && e["state"] == "CONGESTED"
-                }).cloned();
+                let n = v["events"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|e| e["type"] == "PORT_CONGESTION" && e["state"] == "CONGESTED")
+                    .cloned();
                 if let Some(n) = n {
-                    break (at, n, v["sentUs"].as_u64().unwrap());
+                    break (at, n);
                 }
             }
         };
-        let (at, n, sent) = notice;
+        let (at, n) = notice;
         let sample = n["sampleUs"].as_u64().unwrap();
         let time = n["timeUs"].as_u64().unwrap();
         total.push(at.saturating_sub(sample));
         detect.push(time.saturating_sub(sample));
         export.push(at.saturating_sub(time));
-        let _ = sent;
         // The flow stops; the port clears once the flow is quiet (>= 10 ms).
         let clear_by = Instant::now() + Duration::from_secs(2);
         loop {
@@ -397,7 +407,10 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
     for (name, v) in [
         ("frame on veth -> notice received (us)", &mut total),
         ("  of which frame -> detected (us)", &mut detect),
-        ("  of which detected -> received by the HTTP server (us)", &mut export),
+        (
+            "  of which detected -> received by the HTTP server (us)",
+            &mut export,
+        ),
     ] {
         v.sort_unstable();
         println!(

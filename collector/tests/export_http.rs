@@ -359,7 +359,9 @@ fn notices_reach_the_controller_without_delayed_ack_stalls() {
     for i in 0..51 {
         let t = Instant::now();
         assert!(sink.send(notice(i)));
-        let at = rx.recv_timeout(Duration::from_secs(5)).expect("notice delivered");
+        let at = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("notice delivered");
         if i > 0 {
             // The first one also opens the connection.
             ms.push(at.duration_since(t).as_secs_f64() * 1e3);

@@ -844,6 +844,9 @@ fn control_api_answers_are_not_held_by_delayed_acks() {
     let f = fabric("fattree:4");
     let c = Client::new(&f);
     let median = keep_alive_median_ms(&format!("{}/v1/topology", c.base), 50);
-    assert!(median < 10.0, "median answer {median:.1} ms: a delayed-ACK stall");
+    assert!(
+        median < 10.0,
+        "median answer {median:.1} ms: a delayed-ACK stall"
+    );
     c.shutdown(f);
 }

@@ -1,11 +1,11 @@
 package org.planck.lab;
 
-import org.planck.lab.http.NoDelayHttpServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import org.planck.lab.control.LabController;
 import org.planck.lab.control.TelemetryEndpoint;
+import org.planck.lab.http.NoDelayHttpServer;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,6 +1,5 @@
 package org.planck.lab;
 
-import org.planck.lab.http.NoDelayHttpServer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -8,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.planck.lab.control.LabController;
+import org.planck.lab.http.NoDelayHttpServer;
 
 import java.io.IOException;
 import java.io.OutputStream;
