@@ -167,6 +167,22 @@ public final class OpenFlowSouthbound implements AutoCloseable {
     }
 
     /**
+     * Reads a switch's flow counters (one multipart exchange over every table).
+     *
+     * @param device switch
+     * @return one counter per flow entry
+     */
+    public CompletableFuture<List<FlowCounter>> flowStats(DeviceId device) {
+        SwitchSession s = sessions.get(device);
+        if (s == null) {
+            CompletableFuture<List<FlowCounter>> f = new CompletableFuture<>();
+            f.completeExceptionally(new SwitchUnavailableException(device + " is not connected"));
+            return f;
+        }
+        return s.flowStats();
+    }
+
+    /**
      * The rules the lab wants on a switch (what it holds once programmed).
      *
      * @param device switch

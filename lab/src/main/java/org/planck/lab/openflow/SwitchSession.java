@@ -11,6 +11,8 @@ import org.projectfloodlight.openflow.protocol.OFBarrierReply;
 import org.projectfloodlight.openflow.protocol.OFEchoRequest;
 import org.projectfloodlight.openflow.protocol.OFErrorMsg;
 import org.projectfloodlight.openflow.protocol.OFFeaturesReply;
+import org.projectfloodlight.openflow.protocol.OFFlowStatsEntry;
+import org.projectfloodlight.openflow.protocol.OFFlowStatsReply;
 import org.projectfloodlight.openflow.protocol.OFMessage;
 import org.projectfloodlight.openflow.protocol.OFPortStatsEntry;
 import org.projectfloodlight.openflow.protocol.OFPortStatsReply;
@@ -21,7 +23,9 @@ import org.projectfloodlight.openflow.protocol.errormsg.OFBadMatchErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFBadRequestErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFBadInstructionErrorMsg;
 import org.projectfloodlight.openflow.protocol.errormsg.OFFlowModFailedErrorMsg;
+import org.projectfloodlight.openflow.types.OFGroup;
 import org.projectfloodlight.openflow.types.OFPort;
+import org.projectfloodlight.openflow.types.TableId;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -46,6 +50,7 @@ final class SwitchSession extends SimpleChannelInboundHandler<OFMessage> {
     private final Map<Long, PendingFlowMod> inFlight = new ConcurrentHashMap<>();
     private final Map<Long, Batch> barriers = new ConcurrentHashMap<>();
     private final Map<Long, StatsRequest> stats = new ConcurrentHashMap<>();
+    private final Map<Long, FlowStatsRequest> flowStats = new ConcurrentHashMap<>();
     private volatile Channel channel;
     private volatile DeviceId device;
     private volatile String closeReason = "connection closed";
@@ -99,6 +104,8 @@ final class SwitchSession extends SimpleChannelInboundHandler<OFMessage> {
             case STATS_REPLY:
                 if (msg instanceof OFPortStatsReply) {
                     onPortStats((OFPortStatsReply) msg);
+                } else if (msg instanceof OFFlowStatsReply) {
+                    onFlowStats((OFFlowStatsReply) msg);
                 }
                 break;
             default:
@@ -127,8 +134,10 @@ final class SwitchSession extends SimpleChannelInboundHandler<OFMessage> {
                 (device == null ? "switch" : device.toString()) + " disconnected: " + closeReason);
         barriers.values().forEach(b -> b.future.completeExceptionally(e));
         stats.values().forEach(s -> s.future.completeExceptionally(e));
+        flowStats.values().forEach(s -> s.future.completeExceptionally(e));
         barriers.clear();
         stats.clear();
+        flowStats.clear();
         inFlight.clear();
         if (device != null) {
             owner.unregister(this, closeReason);
@@ -200,6 +209,35 @@ final class SwitchSession extends SimpleChannelInboundHandler<OFMessage> {
         return req.future;
     }
 
+    CompletableFuture<List<FlowCounter>> flowStats() {
+        Channel c = channel;
+        FlowStatsRequest req = new FlowStatsRequest();
+        if (c == null || !c.isActive()) {
+            req.future.completeExceptionally(new SwitchUnavailableException(device + " is not connected"));
+            return req.future;
+        }
+        long xid = nextXid();
+        flowStats.put(xid, req);
+        c.writeAndFlush(OF13.buildFlowStatsRequest().setXid(xid).setTableId(TableId.ALL).setOutPort(OFPort.ANY)
+                                .setOutGroup(OFGroup.ANY).setMatch(OF13.buildMatch().build()).build());
+        return req.future;
+    }
+
+    private void onFlowStats(OFFlowStatsReply reply) {
+        FlowStatsRequest req = flowStats.get(reply.getXid());
+        if (req == null) {
+            return;
+        }
+        for (OFFlowStatsEntry e : reply.getEntries()) {
+            req.counters.add(new FlowCounter(e.getMatch(), e.getPriority(), e.getPacketCount().getValue(),
+                                             e.getByteCount().getValue()));
+        }
+        if (!reply.getFlags().contains(OFStatsReplyFlags.REPLY_MORE)) {
+            flowStats.remove(reply.getXid());
+            req.future.complete(Collections.unmodifiableList(req.counters));
+        }
+    }
+
     private void onBarrierReply(OFBarrierReply reply) {
         Batch b = barriers.remove(reply.getXid());
         if (b == null) {
@@ -216,6 +254,12 @@ final class SwitchSession extends SimpleChannelInboundHandler<OFMessage> {
 
     private void onError(OFErrorMsg err) {
         long xid = err.getXid();
+        FlowStatsRequest fs = flowStats.remove(xid);
+        if (fs != null) {
+            fs.future.completeExceptionally(new IllegalStateException(
+                    device + " refused the flow-statistics request: " + err.getErrType()));
+            return;
+        }
         StatsRequest s = stats.remove(xid);
         if (s != null) {
             s.future.completeExceptionally(new IllegalStateException(
@@ -284,6 +328,11 @@ final class SwitchSession extends SimpleChannelInboundHandler<OFMessage> {
             this.rule = rule;
             this.batch = batch;
         }
+    }
+
+    private static final class FlowStatsRequest {
+        final List<FlowCounter> counters = new ArrayList<>();
+        final CompletableFuture<List<FlowCounter>> future = new CompletableFuture<>();
     }
 
     private static final class StatsRequest {

@@ -156,6 +156,17 @@ final class FakeOpenFlowSwitch implements AutoCloseable {
             } else {
                 send(OF13.buildBarrierReply().setXid(msg.getXid()).build());
             }
+        } else if (msg instanceof org.projectfloodlight.openflow.protocol.OFFlowStatsRequest) {
+            // Each entry reports as many packets as its cookie's low byte, so a test can tell them apart.
+            List<org.projectfloodlight.openflow.protocol.OFFlowStatsEntry> entries = new ArrayList<>();
+            for (OFFlowMod fm : table()) {
+                entries.add(OF13.buildFlowStatsEntry().setMatch(fm.getMatch()).setPriority(fm.getPriority())
+                                    .setCookie(fm.getCookie()).setTableId(fm.getTableId())
+                                    .setPacketCount(U64.of(fm.getCookie().getValue() & 0xff))
+                                    .setByteCount(U64.of(100 * (fm.getCookie().getValue() & 0xff))).build());
+            }
+            send(OF13.buildFlowStatsReply().setXid(msg.getXid()).setEntries(entries)
+                         .setFlags(EnumSet.noneOf(OFStatsReplyFlags.class)).build());
         } else if (msg.getType() == OFType.STATS_REQUEST) {
             send(OF13.buildPortStatsReply().setXid(msg.getXid()).setFlags(EnumSet.of(OFStatsReplyFlags.REPLY_MORE))
                          .setEntries(List.of(portEntry(1, 100), portEntry(2, 200))).build());

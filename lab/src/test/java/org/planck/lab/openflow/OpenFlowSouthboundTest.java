@@ -194,6 +194,25 @@ public class OpenFlowSouthboundTest {
     }
 
     @Test
+    public void flowStatisticsNameEachEntryByMatchAndPriority() throws Exception {
+        connect(edgeDpid);
+        assertTrue(southbound.awaitProgrammed(Set.of(edge), Duration.ofSeconds(TIMEOUT_S)));
+        List<PlannedRule> rules = plan.rulesAt(edge).subList(0, 3);
+        southbound.install(edge, rules, List.of()).get(TIMEOUT_S, TimeUnit.SECONDS);
+        List<FlowCounter> counters = southbound.flowStats(edge).get(TIMEOUT_S, TimeUnit.SECONDS);
+        assertEquals(3, counters.size());
+        Set<Long> packets = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            FlowCounter c = counters.get(i);
+            assertEquals(FlowModTranslation.match(rules.get(i)), c.match());
+            assertEquals(rules.get(i).priority(), c.priority());
+            assertEquals(100 * c.packets(), c.bytes());
+            packets.add(c.packets());
+        }
+        assertEquals("cookies differ per rule", 3, packets.size());
+    }
+
+    @Test
     public void reconnectingSwitchIsWipedAndGivenItsRulesAgain() throws Exception {
         FakeOpenFlowSwitch first = connect(edgeDpid);
         assertTrue(southbound.awaitProgrammed(Set.of(edge), Duration.ofSeconds(TIMEOUT_S)));
