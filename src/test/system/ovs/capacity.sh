@@ -6,7 +6,7 @@
 # on every bridge port). Prints per-flow and total Mb/s and ovs-vswitchd's CPU use.
 #   src/test/system/ovs/capacity.sh [DURATION] ; SHAPE=tbf:20mbit src/test/system/ovs/capacity.sh 8
 set -euo pipefail
-REPO=$(cd "$(dirname "$0")/../../.." && pwd)
+REPO=$(cd "$(dirname "$0")/../../../.." && pwd)
 JAR="$REPO/lab/target/planck-lab.jar"
 DURATION=${1:-8}
 SHAPE=${SHAPE:-none}
@@ -28,6 +28,13 @@ for _ in $(seq 600); do grep -q . "$D/ctl.out" && break; sleep 0.1; done
 grep -q '^ok' "$D/ctl.out" || { cat "$D/ctl.out"; exit 1; }
 case $SHAPE in
   tbf:*) ovs_fabric_shape "${SHAPE#tbf:}" ;;
+  bridgetbf:*)
+    # Only the qdiscs on the veth ends OVS transmits into (not the hosts' own eth0).
+    while read -r x y; do
+      tc qdisc replace dev "$x" root tbf rate "${SHAPE#bridgetbf:}" burst 32kb latency 20ms
+      tc qdisc replace dev "$y" root tbf rate "${SHAPE#bridgetbf:}" burst 32kb latency 20ms
+    done < <(ovs_links)
+    for h in $(ovs_hosts); do tc qdisc replace dev "${P}h${h}b" root tbf rate "${SHAPE#bridgetbf:}" burst 32kb latency 20ms; done ;;
   police:*)
     for b in $(ovs_bridges); do
       for i in $("${VSCTL[@]}" list-ifaces "$b"); do
@@ -75,4 +82,7 @@ PY
 run "1 flow across the core" "${hosts[0]}:${hosts[15]}"
 pairs=()
 for i in $(seq 0 15); do pairs+=("${hosts[$i]}:${hosts[$(( (i + 8) % 16 ))]}"); done
-run "stride(8), 16 flows" "${pairs[@]}"
+[ "${ONE_FLOW:-0}" = 1 ] || run "stride(8), 16 flows" "${pairs[@]}"
+for x in $(ovs_links | awk '{print $1}' | head -2) "${P}h${hosts[15]}b"; do
+  echo "$x: $(tc -s qdisc show dev "$x" | grep -o 'Sent [0-9]* bytes [0-9]* pkt (dropped [0-9]*')"
+done

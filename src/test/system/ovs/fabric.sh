@@ -128,14 +128,16 @@ ovs_teardown() {
   set +e
   local b h x y
   if [ -S "$D/db.sock" ]; then
-    for b in $(ovs_bridges); do "${VSCTL[@]}" --if-exists del-br "$b" 2>/dev/null; done
+    for b in $(ovs_bridges) "${P}rs"; do "${VSCTL[@]}" --timeout=5 --if-exists del-br "$b" 2>/dev/null; done
   fi
   for f in ovs-vswitchd ovsdb-server; do
     [ -f "$D/$f.pid" ] && kill "$(cat "$D/$f.pid")" 2>/dev/null
   done
   while read -r h; do ip netns del "$(host_ns "$h")" 2>/dev/null; ip link del "${P}h${h}b" 2>/dev/null; done < <(ovs_hosts)
   while read -r x y; do ip link del "$x" 2>/dev/null; done < <(ovs_links)
-  for b in $(ovs_bridges); do ip link del "$b" 2>/dev/null; done
+  for b in $(ovs_bridges); do ip link del "$b" 2>/dev/null; ip link del "${P}m${b#"$P"}x" 2>/dev/null; done
+  ip link del "${P}cola" 2>/dev/null
+  ip link del "${P}rs" 2>/dev/null
 }
 
 # Every host pings every other host $1 times (hosts in parallel); prints the pairs with a loss.
@@ -151,4 +153,54 @@ ovs_ping_all() {
     ) &
   done
   wait
+}
+
+# RSPAN VLAN of a bridge = its switch id, tier*100 + pod*10 + index: core c -> 10c,
+# aggregation (p,a) -> 2pa, edge (p,e) -> 3pe.
+bridge_vlan() {
+  local s=${1#"$P"}
+  case $s in
+    c*) echo $((100 + ${s:1:1})) ;;
+    a*) echo $((200 + ${s:1:1} * 10 + ${s:2:1})) ;;
+    e*) echo $((300 + ${s:1:1} * 10 + ${s:2:1})) ;;
+  esac
+}
+
+# Mirrors, as the app's mirror plan configures them through OVSDB: every bridge mirrors all its
+# ports (select-all) into its mirror port 5 (k+1), a veth whose tbf at RATE drops what the
+# oversubscribed mirror port cannot carry. The far ends of the mirror veths are ports of one
+# more bridge, ${P}rs, standing for the RSPAN carrier: it tags each switch's copies with that
+# switch's VLAN and sends them all into the collector link; the collector captures on ${P}colb.
+# (This kernel has neither act_vlan nor 8021q, so the tagging is done by OVS.)
+ovs_fabric_mirrors() {
+  local rate=$1 b s v n=10 flows="$D/rspan.flows"
+  ip link add "${P}cola" type veth peer name "${P}colb"
+  for x in "${P}cola" "${P}colb"; do sysctl -qw "net.ipv6.conf.$x.disable_ipv6=1"; ip link set "$x" up; done
+  "${VSCTL[@]}" -- add-br "${P}rs" -- set bridge "${P}rs" datapath_type=netdev fail_mode=secure \
+    protocols=OpenFlow13 -- add-port "${P}rs" "${P}cola" -- set interface "${P}cola" ofport_request=1
+  : >"$flows"
+  for b in $(ovs_bridges); do
+    s=${b#"$P"}; v=$(bridge_vlan "$b"); n=$((n + 1))
+    ip link add "${P}m${s}x" type veth peer name "${P}m${s}y"
+    sysctl -qw "net.ipv6.conf.${P}m${s}x.disable_ipv6=1" "net.ipv6.conf.${P}m${s}y.disable_ipv6=1"
+    ip link set "${P}m${s}x" up; ip link set "${P}m${s}y" up
+    "${VSCTL[@]}" -- add-port "$b" "${P}m${s}x" -- set interface "${P}m${s}x" ofport_request=5 \
+      -- --id=@p get port "${P}m${s}x" \
+      -- --id=@m create mirror name=planck select-all=true output-port=@p \
+      -- set bridge "$b" mirrors=@m \
+      -- add-port "${P}rs" "${P}m${s}y" -- set interface "${P}m${s}y" "ofport_request=$n" >/dev/null
+    echo "in_port=$n actions=push_vlan:0x8100,set_field:$((v | 4096))->vlan_vid,output:1" >>"$flows"
+    # After add-port: OVS resets a port's root qdisc when it takes the port.
+    tc qdisc replace dev "${P}m${s}x" root tbf rate "$rate" burst 6kb limit 9kb
+  done
+  "${OFCTL[@]}" add-flows "${P}rs" "$flows"
+}
+
+# Mirror-port drops per bridge (the tbf's dropped count), "bridge=dropped/sent" lines.
+ovs_mirror_drops() {
+  local b s
+  for b in $(ovs_bridges); do
+    s=${b#"$P"}
+    tc -s qdisc show dev "${P}m${s}x" | awk -v b="$b" '/Sent/ {sent=$4} /dropped/ {gsub(",", "", $7); print b "=" $7 "/" sent; exit}'
+  done
 }
