@@ -99,6 +99,16 @@ for i in 0 1 2 3; do
 done
 ctl unforce
 
+# --- port statistics over OpenFlow (the Poll baseline's input) ------------------------------------
+# After the rounds above every port of core 0 has carried packets both ways.
+ctl portstats of:0000000001000000
+echo "core 0 port rx/tx packets: ${ANS#ok }"
+for pc in ${ANS#ok }; do
+  rx=${pc#*:}; rx=${rx%/*}; tx=${pc#*/}
+  [ "$rx" -gt 0 ] && [ "$tx" -gt 0 ] || fail "core 0 port ${pc%%:*} counted no traffic: $ANS"
+done
+[ "$(echo "${ANS#ok }" | wc -w)" -eq 4 ] || fail "core 0 should report 4 ports: $ANS"
+
 # --- a refused flow-mod ---------------------------------------------------------------------------
 ctl refuse
 echo "refusal: $ANS"
@@ -138,6 +148,9 @@ echo "  sender TCPTimeouts $T0 -> $T1; iperf3: $(python3 -c 'import json,sys; e=
 [ "$(core "$N3")" -gt "$(core "$N2")" ] && [ "$(core "$N2")" -gt 100 ] || fail "the flow's packets do not appear on the new path"
 [ $(( $(core "$O3") - $(core "$O2") )) -eq 0 ] || fail "packets still on the old path a second after the move"
 [ "$T1" -eq "$T0" ] || fail "retransmission timeout during the reroute ($T0 -> $T1)"
+# How long one TE move takes to be in force: flow-mod sent to barrier reply, 200 moves.
+ctl movebench $FLOW 200
+echo "rule moves: ${ANS#ok }"
 
 # --- switch restart: every bridge drops and loses its flow table ---------------------------------
 VSWITCHD=$(cat "$D/ovs-vswitchd.pid")

@@ -18,6 +18,7 @@ import org.planck.lab.openflow.FlowCounter;
 import org.planck.lab.openflow.FlowModTranslation;
 import org.planck.lab.openflow.InstallResult;
 import org.planck.lab.openflow.OpenFlowSouthbound;
+import org.planck.lab.openflow.PortCounters;
 import org.planck.lab.openflow.RuleRejection;
 import org.planck.lab.openflow.SwitchListener;
 import picocli.CommandLine;
@@ -48,7 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Commands: {@code await S}, {@code force I}, {@code unforce}, {@code baseline},
  * {@code check PINGS}, {@code move SRC DST PROTO SPORT DPORT I}, {@code pathof SRC DST PROTO SPORT DPORT},
- * {@code pathpackets SRC DST PROTO
+ * {@code portstats DEVICE}, {@code movebench SRC DST PROTO SPORT DPORT N}, {@code pathpackets SRC DST PROTO
  * SPORT DPORT I}, {@code refuse}, {@code wanted DEVICE}, {@code events}, {@code quit}.</p>
  */
 @Command(name = "ovs-fabric-control", mixinStandardHelpOptions = true,
@@ -141,6 +142,10 @@ public final class OvsFabricControl implements Callable<Integer> {
                 return pathOf(flowOf(w));
             case "pathpackets":
                 return pathPackets(flowOf(w), Integer.parseInt(w[6]));
+            case "portstats":
+                return portStats(DeviceId.deviceId(w[1]));
+            case "movebench":
+                return moveBench(flowOf(w), Integer.parseInt(w[6]));
             case "refuse":
                 return refuse();
             case "wanted":
@@ -335,6 +340,44 @@ public final class OvsFabricControl implements Callable<Integer> {
         extras.add(r);
         return "ok moved onto path " + index + " in force after " + (res.inForceNanos() - res.sentNanos()) / 1000
                 + " us via " + hopsOf(plan.path(s.mac(), d.mac(), index).orElseThrow());
+    }
+
+    /** Port counters of one switch over OpenFlow (what the Poll baseline reads): "port:rx/tx packets" each. */
+    private String portStats(DeviceId device) throws Exception {
+        StringBuilder b = new StringBuilder("ok");
+        for (PortCounters c : southbound.portStats(device).get(BATCH_TIMEOUT.toSeconds(), TimeUnit.SECONDS).values()) {
+            if (c.port() < 0xffffff00L) {
+                b.append(' ').append(c.port()).append(':').append(c.rxPackets()).append('/').append(c.txPackets());
+            }
+        }
+        return b.toString();
+    }
+
+    /**
+     * Moves one flow back and forth between its default path and another {@code n} times, one
+     * flow-mod and barrier each, and reports the flow-mod-to-barrier-reply time (when the move is
+     * in force on the switch) as percentiles.
+     */
+    private String moveBench(FlowKey flow, int n) throws Exception {
+        FabricHost s = host(flow.src());
+        FabricHost d = host(flow.dst());
+        int def = plan.defaultPathIndex(s.mac(), d.mac()).orElseThrow();
+        long[] us = new long[n];
+        for (int i = 0; i < n; i++) {
+            int index = i % 2 == 0 ? (def + 1) % paths : def;
+            PlannedRule r = plan.flowRule(flow, s.mac(), d.mac(), index);
+            InstallResult res = southbound.install(r.device(), List.of(r), List.of())
+                    .get(BATCH_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            if (!res.allInForce()) {
+                return "fail refused: " + res.rejections();
+            }
+            us[i] = (res.inForceNanos() - res.sentNanos()) / 1000;
+        }
+        PlannedRule last = plan.flowRule(flow, s.mac(), d.mac(), def);
+        southbound.install(last.device(), List.of(), List.of(last)).get(BATCH_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        java.util.Arrays.sort(us);
+        return "ok " + n + " moves, flow-mod to barrier reply us: p50 " + us[n / 2] + " p90 " + us[n * 9 / 10]
+                + " p99 " + us[Math.min(n - 1, n * 99 / 100)] + " max " + us[n - 1];
     }
 
     /** The shadow path index a flow takes now, and its switches. */
