@@ -12,7 +12,10 @@
 #    new path's switches, stop on the old path's, and the sender sees no retransmission timeout;
 #  - a flow-mod the switch refuses comes back as an error naming the rule, which is not kept;
 #  - an ovs-vswitchd restart (all switches drop and lose their tables) and a controller restart
-#    are each reported and followed by complete reprogramming, proved by counters again.
+#    are each reported and followed by complete reprogramming, proved by counters again;
+#  - every bridge's mirror copies reach the collector link with its RSPAN VLAN, and
+#    planck-collector, given the fabric's forwarding map, sees a TCP flow on its path's switches
+#    only and reports ports on that path (and no other) congested.
 # Everything is torn down by name.
 #
 # Needs root, openvswitch-switch, iperf3, iputils-ping, ethtool, iproute2, java.
@@ -21,17 +24,37 @@ set -euo pipefail
 NAME=ovs-fabric
 fail() { echo "$NAME: FAIL ($*)"; [ -n "${D:-}" ] && [ -f "$D/ctl.err" ] && tail -5 "$D/ctl.err"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "must run as root"
-for tool in ovs-vswitchd ovsdb-server ovsdb-tool ovs-vsctl ovs-ofctl iperf3 ping ethtool ip tc java; do
+for tool in ovs-vswitchd ovsdb-server ovsdb-tool ovs-vsctl ovs-ofctl iperf3 ping ethtool ip tc tcpdump curl python3 java; do
   command -v "$tool" >/dev/null || fail "missing $tool"
 done
 
 REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 JAR="$REPO/lab/target/planck-lab.jar"
-if [ ! -s "$JAR" ]; then
-  (cd "$REPO" && mvn -B -q -ntp package -pl lab -am -DskipTests) || fail "build"
+COLLECTOR="${CARGO_TARGET_DIR:-$REPO/target}/release/planck-collector"
+if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
+  (cd "$REPO" && cargo build --release -q -p planck-collector) || fail "collector build"
+  if [ ! -s "$JAR" ]; then
+    (cd "$REPO" && mvn -B -q -ntp package -pl lab -am -DskipTests) || fail "build"
+  fi
 fi
 
-P="pf$(printf %04x $((RANDOM % 65536)))"
+P="${PLANCK_OVS_PREFIX:-pf$(printf %04x $((RANDOM % 65536)))}"
+# The switches live in a namespace of their own, ${P}sw: the userspace datapath's tap device
+# is always named "ovs-netdev", so a second userspace OVS on the machine (another test) would
+# otherwise take it from this one. The controller and collector run there too (switches reach
+# the controller on that namespace's loopback); hosts get their own namespaces as usual.
+if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
+  ip netns add "${P}sw" || fail "cannot create namespace ${P}sw"
+  PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P ip netns exec "${P}sw" bash "$0" "$@" &
+  INNER=$!
+  trap 'kill -TERM "$INNER" 2>/dev/null' TERM INT
+  rc=0
+  wait "$INNER" || rc=$?
+  wait "$INNER" 2>/dev/null || true
+  ip netns del "${P}sw" 2>/dev/null
+  exit "$rc"
+fi
+ip link set lo up
 D=$(mktemp -d /tmp/planck-$NAME.XXXXXX)
 # shellcheck source=ovs/fabric.sh
 source "$REPO/src/test/system/ovs/fabric.sh"
@@ -210,5 +233,72 @@ CORE_SHADOW=$(awk '/vlan 10[0-3],/' "$D/mirror.txt" | wc -l)
 E00=$(ovs_mirror_drops | grep "^${P}e00=")
 [ "${E00#*=}" != "0/${E00#*/}" ] || fail "the $MIRROR_RATE mirror port of ${P}e00 dropped nothing under a TCP flow ($E00)"
 echo "mirrors: copies from all 20 bridges with VLANs $VLANS; core copies carry shadow MACs ($CORE_SHADOW frames); ${P}e00 mirror port dropped/sent packets: ${E00#*=}"
+
+# --- the collector on the collector link ---------------------------------------------------------
+# planck-collector gets the fabric's forwarding map (RSPAN VLAN per switch, ports at 5 Mb/s) and
+# must see a TCP flow on the switches of its path only and call ports on that path congested.
+python3 "$REPO/src/test/system/collector/receiver.py" "$D/receiver.port" "$D/events.jsonl" planck s3cret &
+PIDS+=("$!")
+for _ in $(seq 50); do [ -s "$D/receiver.port" ] && break; sleep 0.1; done
+[ -s "$D/receiver.port" ] || fail "receiver did not start"
+COLPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$D/collector.toml" <<TOML
+collector_id = "ovs-fabric"
+
+[capture]
+interface = "${P}colb"
+workers = 2
+ring_block_kib = 256
+ring_blocks = 16
+
+[detect]
+congestion_threshold_pct = 80
+hysteresis_pct = 5
+flow_report_interval_ms = 5
+
+[export]
+url = "http://127.0.0.1:$(cat "$D/receiver.port")/onos/planck/v1/telemetry/events"
+username = "planck"
+password = "s3cret"
+
+[control]
+listen = "127.0.0.1:$COLPORT"
+TOML
+"$COLLECTOR" run --config "$D/collector.toml" 2>"$D/collector.log" &
+COLLECTOR_PID=$!
+PIDS+=("$COLLECTOR_PID")
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$COLPORT/metrics" >/dev/null && break; sleep 0.1; done
+kill -0 "$COLLECTOR_PID" 2>/dev/null || fail "collector did not start: $(tail -3 "$D/collector.log")"
+ctl forwardingmap "$D/forwarding.json" 1 5000000
+code=$(curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/json' \
+  --data-binary @"$D/forwarding.json" "http://127.0.0.1:$COLPORT/v1/forwarding")
+[ "$code" = 204 ] || fail "collector refused the fabric's forwarding map ($code)"
+ip netns exec "$(host_ns $DST)" iperf3 -s -1 -p 5203 >/dev/null 2>&1 &
+PIDS+=("$!")
+sleep 0.3
+ip netns exec "$SNS" iperf3 -c "$DIP" -p 5203 -t 3 >/dev/null 2>&1 || fail "iperf3 with the collector"
+sleep 0.5
+kill -TERM "$COLLECTOR_PID"; wait "$COLLECTOR_PID" 2>/dev/null || true
+python3 - "$D/events.jsonl" "$SIP" "$DIP" "$OLD_HOPS" <<'PY' || fail "collector events do not match the flow's path"
+import json, sys
+events_file, sip, dip, hops = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4].split(",")
+seen, congested = set(), set()
+for line in open(events_file):
+    for e in json.loads(line)["events"]:
+        if e["type"] == "FLOW_RATE" and e["estimator"] == "TCP_SEQ" and e["flow"]["src"] == sip \
+                and e["flow"]["dst"] == dip and e["flow"]["dport"] == 5203 and e["bytesPerSec"] > 0:
+            seen.add(e["switch"])
+        if e["type"] == "PORT_CONGESTION" and e["state"] == "CONGESTED":
+            congested.add((e["switch"], e["port"]))
+off = seen - set(hops)
+off_congested = {c for c in congested if c[0] not in hops}
+print(f"collector: flow seen at {len(seen)} of its {len(hops)} switches, off-path {sorted(off)}; "
+      f"congested ports on its path: {sorted(c for c in congested if c[0] in hops)}, off it: {sorted(off_congested)}")
+# OVS mirrors a frame as it arrived: at the source edge that is before the ingress rewrite, with
+# the destination's real MAC, which has no entry at that switch in the app's forwarding map; so
+# the source edge's copies are not attributed (4 of 5 switches).
+ok = len(seen) >= 3 and not off and len(congested) > len(off_congested) and not off_congested
+sys.exit(0 if ok else 1)
+PY
 
 echo "$NAME: PASS ($SECONDS s)"

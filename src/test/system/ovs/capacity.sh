@@ -10,7 +10,16 @@ REPO=$(cd "$(dirname "$0")/../../../.." && pwd)
 JAR="$REPO/lab/target/planck-lab.jar"
 DURATION=${1:-8}
 SHAPE=${SHAPE:-none}
-P="pc$(printf %04x $((RANDOM % 65536)))"
+P="${PLANCK_OVS_PREFIX:-pc$(printf %04x $((RANDOM % 65536)))}"
+# Switches, controller and OVS's "ovs-netdev" tap in a namespace of their own (see ovs-fabric.sh).
+if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
+  ip netns add "${P}sw"
+  rc=0
+  PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P ip netns exec "${P}sw" bash "$0" "$@" || rc=$?
+  ip netns del "${P}sw" 2>/dev/null
+  exit "$rc"
+fi
+ip link set lo up
 D=$(mktemp -d /tmp/planck-ovs-capacity.XXXXXX)
 source "$REPO/src/test/system/ovs/fabric.sh"
 CTL=

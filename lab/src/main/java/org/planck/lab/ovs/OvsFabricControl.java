@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Commands: {@code await S}, {@code force I}, {@code unforce}, {@code baseline},
  * {@code check PINGS}, {@code move SRC DST PROTO SPORT DPORT I}, {@code pathof SRC DST PROTO SPORT DPORT},
- * {@code portstats DEVICE}, {@code movebench SRC DST PROTO SPORT DPORT N}, {@code pathpackets SRC DST PROTO
+ * {@code forwardingmap FILE GENERATION LINK_BPS}, {@code portstats DEVICE}, {@code movebench SRC DST PROTO SPORT DPORT N}, {@code pathpackets SRC DST PROTO
  * SPORT DPORT I}, {@code refuse}, {@code wanted DEVICE}, {@code events}, {@code quit}.</p>
  */
 @Command(name = "ovs-fabric-control", mixinStandardHelpOptions = true,
@@ -146,6 +146,8 @@ public final class OvsFabricControl implements Callable<Integer> {
                 return portStats(DeviceId.deviceId(w[1]));
             case "movebench":
                 return moveBench(flowOf(w), Integer.parseInt(w[6]));
+            case "forwardingmap":
+                return forwardingMap(java.nio.file.Path.of(w[1]), Long.parseLong(w[2]), Long.parseLong(w[3]));
             case "refuse":
                 return refuse();
             case "wanted":
@@ -378,6 +380,41 @@ public final class OvsFabricControl implements Callable<Integer> {
         java.util.Arrays.sort(us);
         return "ok " + n + " moves, flow-mod to barrier reply us: p50 " + us[n / 2] + " p90 " + us[n * 9 / 10]
                 + " p99 " + us[Math.min(n - 1, n * 99 / 100)] + " max " + us[n - 1];
+    }
+
+    /**
+     * The RSPAN VLAN of a bridge: its switch id tier*100 + pod*10 + index, from the datapath id
+     * FatTreeFabric gives it ({@code of:<10 hex tier><2 hex pod><4 hex index>}).
+     *
+     * @param device switch
+     * @return VLAN id
+     */
+    static int rspanVlan(DeviceId device) {
+        long dpid = Long.parseUnsignedLong(device.toString().substring(3), 16);
+        return (int) ((dpid >>> 24) * 100 + ((dpid >>> 16) & 0xff) * 10 + (dpid & 0xffff));
+    }
+
+    /**
+     * Writes the collector's forwarding map (forwarding-map-v1) for the OVS fabric: every switch
+     * with its RSPAN VLAN, mirror port k+1, ports 1..k at {@code linkBps}, and the plan's
+     * (MAC -> port) entries.
+     */
+    private String forwardingMap(java.nio.file.Path file, long generation, long linkBps) throws Exception {
+        org.planck.api.fabric.ForwardingMap egress = org.planck.api.fabric.ForwardingMap.of(plan);
+        List<org.planck.api.SwitchForwarding> switches = new ArrayList<>();
+        for (DeviceId d : plan.rulesByDevice().keySet()) {
+            List<org.planck.api.PortCapacity> ports = new ArrayList<>();
+            for (int p = 1; p <= k; p++) {
+                ports.add(new org.planck.api.PortCapacity(PortNumber.portNumber(p), linkBps));
+            }
+            switches.add(new org.planck.api.SwitchForwarding(d, org.onlab.packet.VlanId.vlanId((short) rspanVlan(d)),
+                                                             PortNumber.portNumber(k + 1), ports, egress.entries(d)));
+        }
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper();
+        org.planck.api.CollectorForwardingMap map =
+                new org.planck.api.CollectorForwardingMap("ovs-fabric", generation, switches);
+        java.nio.file.Files.write(file, mapper.writeValueAsBytes(org.planck.api.ForwardingMapCodec.encode(map, mapper)));
+        return "ok " + switches.size() + " switches, " + egress.size() + " entries -> " + file;
     }
 
     /** The shadow path index a flow takes now, and its switches. */
