@@ -54,12 +54,14 @@ esac
 echo "shaping: $SHAPE"
 
 hosts=($(ovs_hosts))
-run() { # label pairs...
-  local label=$1; shift
+# run LABEL CBASE PBASE PAIRS...: flow i is TCP from port CBASE+i to PBASE+i (as placestride
+# expects); every run uses its own ports so no 4-tuple is still in TIME_WAIT from an earlier one.
+run() {
+  local label=$1 cbase=$2 pbase=$3; shift 3
   local i=0 pids=() s d
   for pair in "$@"; do
     s=${pair%:*}; d=${pair#*:}
-    ip netns exec "$(host_ns "$d")" iperf3 -s -1 -p $((5300 + i)) >/dev/null 2>&1 &
+    ip netns exec "$(host_ns "$d")" iperf3 -s -1 -p $((pbase + i)) >/dev/null 2>&1 &
     i=$((i + 1))
   done
   sleep 0.5
@@ -68,7 +70,7 @@ run() { # label pairs...
   i=0
   for pair in "$@"; do
     s=${pair%:*}; d=${pair#*:}
-    ip netns exec "$(host_ns "$s")" iperf3 -c "$(host_ip "$d")" -p $((5300 + i)) -t "$DURATION" -J >"$D/r$i.json" 2>&1 &
+    ip netns exec "$(host_ns "$s")" iperf3 -c "$(host_ip "$d")" -p $((pbase + i)) --cport $((cbase + i)) -t "$DURATION" -J >"$D/r$i.json" 2>&1 &
     pids+=($!)
     i=$((i + 1))
   done
@@ -88,10 +90,17 @@ print(f"{label}: total {sum(rates):.1f} Mb/s over {n} flows (min {min(rates):.1f
       f"{retr} retransmits, ovs-vswitchd {100 * ticks / hz / dur:.0f} % of one core")
 PY
 }
-run "1 flow across the core" "${hosts[0]}:${hosts[15]}"
+run "1 flow across the core" 41000 5200 "${hosts[0]}:${hosts[15]}"
 pairs=()
 for i in $(seq 0 15); do pairs+=("${hosts[$i]}:${hosts[$(( (i + 8) % 16 ))]}"); done
-[ "${ONE_FLOW:-0}" = 1 ] || run "stride(8), 16 flows" "${pairs[@]}"
+[ "${ONE_FLOW:-0}" = 1 ] || run "stride(8), 16 flows" 42000 5300 "${pairs[@]}"
+if [ "${PLACE:-0}" = 1 ]; then
+  # The same flows placed link-aware by per-flow rules, beside the hash placement above.
+  echo "placestride 8 43000 5400" >&9
+  for _ in $(seq 100); do [ "$(grep -c . "$D/ctl.out")" -ge 2 ] && break; sleep 0.1; done
+  echo "placement: $(tail -1 "$D/ctl.out")"
+  run "stride(8), 16 flows, placed" 43000 5400 "${pairs[@]}"
+fi
 for x in $(ovs_links | awk '{print $1}' | head -2) "${P}h${hosts[15]}b"; do
   echo "$x: $(tc -s qdisc show dev "$x" | grep -o 'Sent [0-9]* bytes [0-9]* pkt (dropped [0-9]*')"
 done

@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Commands: {@code await S}, {@code force I}, {@code unforce}, {@code baseline},
  * {@code check PINGS}, {@code move SRC DST PROTO SPORT DPORT I}, {@code pathof SRC DST PROTO SPORT DPORT},
- * {@code forwardingmap FILE GENERATION LINK_BPS}, {@code portstats DEVICE}, {@code movebench SRC DST PROTO SPORT DPORT N}, {@code pathpackets SRC DST PROTO
+ * {@code forwardingmap FILE GENERATION LINK_BPS}, {@code placestride SHIFT CPORT DPORT}, {@code portstats DEVICE}, {@code movebench SRC DST PROTO SPORT DPORT N}, {@code pathpackets SRC DST PROTO
  * SPORT DPORT I}, {@code refuse}, {@code wanted DEVICE}, {@code events}, {@code quit}.</p>
  */
 @Command(name = "ovs-fabric-control", mixinStandardHelpOptions = true,
@@ -148,6 +148,8 @@ public final class OvsFabricControl implements Callable<Integer> {
                 return moveBench(flowOf(w), Integer.parseInt(w[6]));
             case "forwardingmap":
                 return forwardingMap(java.nio.file.Path.of(w[1]), Long.parseLong(w[2]), Long.parseLong(w[3]));
+            case "placestride":
+                return placeStride(Integer.parseInt(w[1]), Integer.parseInt(w[2]), Integer.parseInt(w[3]));
             case "refuse":
                 return refuse();
             case "wanted":
@@ -415,6 +417,50 @@ public final class OvsFabricControl implements Callable<Integer> {
                 new org.planck.api.CollectorForwardingMap("ovs-fabric", generation, switches);
         java.nio.file.Files.write(file, mapper.writeValueAsBytes(org.planck.api.ForwardingMapCodec.encode(map, mapper)));
         return "ok " + switches.size() + " switches, " + egress.size() + " entries -> " + file;
+    }
+
+    /**
+     * Places the flows of stride(SHIFT) (host i to host i+SHIFT, hosts in FatTreeFabric order, TCP
+     * from port CPORT+i to DPORT+i) one by one on the shadow path whose busiest egress port
+     * carries the fewest flows placed so far, with per-flow rules: a link-aware placement to set
+     * beside the hash placement (Static) on the same fabric.
+     */
+    private String placeStride(int shift, int cport, int dport) throws Exception {
+        List<FabricHost> hosts = new ArrayList<>(plan.graph().hosts());
+        hosts.sort(java.util.Comparator.comparingLong(h -> h.mac().toLong()));
+        Map<org.onosproject.net.ConnectPoint, Integer> load = new HashMap<>();
+        Map<DeviceId, List<PlannedRule>> byEdge = new LinkedHashMap<>();
+        int worst = 0;
+        for (int i = 0; i < hosts.size(); i++) {
+            FabricHost s = hosts.get(i);
+            FabricHost d = hosts.get((i + shift) % hosts.size());
+            if (s.edge().equals(d.edge())) {
+                continue;
+            }
+            FlowKey f = FlowKey.of(s.ips().iterator().next(), d.ips().iterator().next(), 6, cport + i, dport + i);
+            ShadowPath best = null;
+            int bestLoad = Integer.MAX_VALUE;
+            for (org.planck.api.fabric.ShadowTree t : plan.usableTrees(s.edge(), d.mac())) {
+                ShadowPath p = plan.path(s.mac(), d.mac(), t.index()).orElseThrow();
+                int l = 0;
+                for (org.onosproject.net.ConnectPoint cp : p.egressPorts()) {
+                    l = Math.max(l, load.getOrDefault(cp, 0));
+                }
+                if (l < bestLoad) {
+                    best = p;
+                    bestLoad = l;
+                }
+            }
+            for (org.onosproject.net.ConnectPoint cp : best.egressPorts()) {
+                worst = Math.max(worst, load.merge(cp, 1, Integer::sum));
+            }
+            PlannedRule r = plan.flowRule(f, s.mac(), d.mac(), best.index());
+            byEdge.computeIfAbsent(r.device(), x -> new ArrayList<>()).add(r);
+            extras.add(r);
+        }
+        long t = installAll(byEdge, true);
+        return "ok placed " + byEdge.values().stream().mapToInt(List::size).sum() + " flows, at most " + worst
+                + " per egress port, in force after " + t / 1000 + " us";
     }
 
     /** The shadow path index a flow takes now, and its switches. */
