@@ -2,7 +2,7 @@
 # Installs what Planck's build, tests and lab need on a fresh Debian machine (idempotent).
 set -euo pipefail
 
-debs=(openvswitch-switch iperf3 ethtool iproute2 tcpdump prometheus curl python3)
+debs=(openvswitch-switch iperf3 ethtool iproute2 tcpdump prometheus curl python3 unzip)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
