@@ -20,6 +20,9 @@ import org.planck.api.telemetry.CongestionSource;
 import org.planck.api.telemetry.PlanckCongestionEvent;
 import org.planck.api.telemetry.PortLoadService;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -81,6 +84,16 @@ public class PlanckTopovMessageHandlerTest {
     private void twoLinks() {
         links.links.addAll(FakeFabricServices.both(S1, 2, S2, 2));
         links.links.addAll(FakeFabricServices.both(S2, 3, S3, 3));
+    }
+
+    /**
+     * Keeps a message the handler sent as a sample for the browser test of the overlay's
+     * scripts (src/test/system/gui-browser.sh), so the JS is checked on real handler output.
+     */
+    private static void saveSample(String name, ObjectNode payload) throws Exception {
+        Path dir = Paths.get("target", "overlay-samples");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve(name + ".json"), MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(payload));
     }
 
     private static JsonNode linkHighlight(ObjectNode highlights, String id) {
@@ -150,6 +163,7 @@ public class PlanckTopovMessageHandlerTest {
         assertEquals(S2_P2.toString(), dl.path("port").asText());
         assertEquals(0.65, dl.path("utilization").asDouble(), 1e-9);
         assertEquals(0L, d.path("links").get(1).path("loadBps").asLong());
+        saveSample("load", d);
     }
 
     @Test
@@ -179,6 +193,7 @@ public class PlanckTopovMessageHandlerTest {
         assertEquals("COLLECTOR", notice.path("source").asText());
         assertEquals(List.of(S3_P3.toString()),
                 List.of(data.get(data.size() - 1).path("congestedPorts").get(0).asText()));
+        saveSample("congestion", data.get(data.size() - 1));
     }
 
     @Test
@@ -229,6 +244,7 @@ public class PlanckTopovMessageHandlerTest {
         assertEquals(87, r.path("latencyMicros").asLong());
         assertEquals(1, r.path("fromPath").asInt());
         assertEquals(S1_P2.toString(), r.path("congestedPort").asText());
+        saveSample("paths", ui.last(PlanckTopovMessageHandler.DATA));
     }
 
     @Test
