@@ -47,7 +47,7 @@ const HARNESS = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>overlay
             buttons: Object.keys(window.overlay.buttons),
         }));
         check(ov.id === 'planck-overlay', 'overlay id matches the Java UiTopoOverlay');
-        check(ov.keys.join() === 'L,C,P', `key bindings L, C, P (${ov.keys})`);
+        check(ov.keys.join() === '1,2,3', `key bindings 1, 2, 3 (${ov.keys})`);
         check(ov.buttons.join() === 'load,congestion,paths', 'three buttons');
 
         await page.evaluate(() => window.overlay.activate());
@@ -55,10 +55,10 @@ const HARNESS = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>overlay
         check(sent[0].event === 'planckTopovStart' && sent[0].payload.mode === 'load', 'activate starts the overlay in load mode');
 
         // Congestion mode: the notice from the handler test.
-        await page.evaluate(() => window.overlay.keyBindings.C.cb());
+        await page.evaluate(() => window.overlay.keyBindings['2'].cb());
         sent = await page.evaluate(() => window.sent);
         check(sent[sent.length - 1].event === 'planckTopovMode' && sent[sent.length - 1].payload.mode === 'congestion',
-            'key C switches the server to congestion mode');
+            'key 2 switches the server to congestion mode');
         const congestion = sample('congestion');
         await page.evaluate(d => window.handlers.planckTopovData(d), congestion);
         const notice = await page.$eval('#planck-topov-panel li.congested', li => ({ port: li.getAttribute('data-port'), text: li.textContent }));

@@ -1,7 +1,7 @@
 /*
  * Planck overlay for the ONOS topology view (legacy GUI overlay framework, as ONOS 2.7
- * apps such as pathpainter use it). Buttons and keys: L link load, C congestion, P the
- * selected host's shadow paths. The server pushes highlights every second while it is on.
+ * apps such as pathpainter use it). Buttons and keys: 1 link load, 2 congestion, 3 the
+ * selected host's shadow paths (digits: the topology view keeps the letters for itself). The server pushes highlights every second while it is on.
  */
 (function () {
     'use strict';
@@ -61,10 +61,10 @@
         },
 
         keyBindings: {
-            L: {cb: function () { setMode('load'); }, tt: 'Planck: link load', gid: 'm_allTraffic'},
-            C: {cb: function () { setMode('congestion'); }, tt: 'Planck: congested ports', gid: 'm_uiAttached'},
-            P: {cb: function () { setMode('paths'); }, tt: 'Planck: shadow paths of the selected host', gid: 'm_shortestPath'},
-            _keyOrder: ['L', 'C', 'P']
+            1: {cb: function () { setMode('load'); }, tt: 'Planck: link load', gid: 'm_allTraffic'},
+            2: {cb: function () { setMode('congestion'); }, tt: 'Planck: congested ports', gid: 'm_uiAttached'},
+            3: {cb: function () { setMode('paths'); }, tt: 'Planck: shadow paths of the selected host', gid: 'm_shortestPath'},
+            _keyOrder: ['1', '2', '3']
         },
 
         hooks: {
