@@ -75,6 +75,13 @@ planck_jars=()
 for m in api app cli web; do
     j=$(find "$work/oar/m2" -name "planck-$m-*.jar" | head -1)
     [ -n "$j" ] || fail "planck-$m bundle missing from $oar"
+    # The .oar is staged from ~/.m2, which concurrent builds of other checkouts on the same
+    # machine overwrite; then this checkout's module jar is the one to test.
+    own="$repo/$m/target/$(basename "$j")"
+    if [ -f "$own" ] && ! cmp -s "$j" "$own"; then
+        say "warning: the .oar's planck-$m differs from $m/target (another checkout's build in ~/.m2); using $m/target's"
+        j=$own
+    fi
     planck_jars+=("$j")
 done
 
