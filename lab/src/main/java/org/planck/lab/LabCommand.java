@@ -239,7 +239,8 @@ public final class LabCommand implements Callable<Integer> {
                         mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice + " (it yields the CPU to the collector "
-                                + "and the controller)" : ""));
+                                + "and the controller)" : ""))
+                        + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "");
                 new Report(results, rate, settings, pollMs).write(dir);
             }
             System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));
