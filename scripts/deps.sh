@@ -2,7 +2,7 @@
 # Installs what Planck's build, tests and lab need on a fresh Debian machine (idempotent).
 set -euo pipefail
 
-debs=(openvswitch-switch iperf3 iputils-ping ethtool iproute2 tcpdump tshark prometheus curl python3)
+debs=(openvswitch-switch iperf3 iputils-ping ethtool iproute2 tcpdump tshark prometheus curl python3 unzip)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -15,6 +15,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     systemctl disable --now prometheus openvswitch-switch >/dev/null 2>&1 || true
     pkill -x prometheus >/dev/null 2>&1 || true
+fi
+# The GUI's lint and browser tests: npm (ESLint, playwright-core) and headless Chromium.
+if ! command -v npm >/dev/null || ! command -v chromium >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends chromium $(command -v npm >/dev/null || echo nodejs npm) >/dev/null
 fi
 for tool in mvn cargo java; do
     command -v "$tool" >/dev/null || { echo "deps: $tool is required but not installed" >&2; exit 1; }

@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh
+echo "Live fabric view while the lab runs: http://127.0.0.1:8182/ (planck-lab --view)"
 scripts/lab.sh "$@"
 
 oar=$(ls app/target/planck-app-*.oar 2>/dev/null | head -1 || true)

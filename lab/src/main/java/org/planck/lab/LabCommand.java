@@ -14,6 +14,7 @@ import org.planck.lab.experiment.RoutingMode;
 import org.planck.lab.experiment.RunProgress;
 import org.planck.lab.experiment.RunResult;
 import org.planck.lab.experiment.Workload;
+import org.planck.lab.view.FabricViewServer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -105,6 +106,10 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--listen", defaultValue = "127.0.0.1:8181",
                 description = "telemetry endpoint address (default: ${DEFAULT-VALUE})")
         String listen;
+
+        @Option(names = "--view", defaultValue = "127.0.0.1:8182",
+                description = "live fabric view address, or off (default: ${DEFAULT-VALUE})")
+        String view;
 
         @Option(names = "--user", defaultValue = "planck", description = "telemetry endpoint user")
         String user;
@@ -212,7 +217,10 @@ public final class LabCommand implements Callable<Integer> {
                 total += ExperimentRunner.flowCount(w) * ms.size() * repeats;
             }
             String[] hp = listen.split(":");
-            try (TelemetryEndpoint endpoint = TelemetryEndpoint.start(
+            String[] vp = view.split(":");
+            try (FabricViewServer liveView = "off".equals(view) ? null
+                        : FabricViewServer.start(new InetSocketAddress(vp[0], Integer.parseInt(vp[1])));
+                 TelemetryEndpoint endpoint = TelemetryEndpoint.start(
                     new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), user, password);
                  ProgressBar bar = new ProgressBarBuilder().setTaskName("lab").setInitialMax(total)
                          .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).build()) {
@@ -227,6 +235,10 @@ public final class LabCommand implements Callable<Integer> {
                         bar.step();
                     }
                 };
+                if (liveView != null) {
+                    System.out.println("planck-lab: live fabric view at " + liveView.url());
+                    options.liveView(liveView);
+                }
                 ExperimentRunner runner = new ExperimentRunner(
                         new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice), endpoint,
                         collectorClient(), options, progress);
@@ -248,7 +260,8 @@ public final class LabCommand implements Callable<Integer> {
                         mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice + " (it yields the CPU to the collector "
-                                + "and the controller)" : ""));
+                                + "and the controller)" : ""))
+                        + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "");
                 new Report(results, rate, settings, pollMs).write(dir);
             }
             System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));

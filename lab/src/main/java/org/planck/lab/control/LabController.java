@@ -550,6 +550,15 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     }
 
     /**
+     * Ports the TE loop holds congested now (for the live fabric view).
+     *
+     * @return a copy
+     */
+    public synchronized Set<ConnectPoint> congestedPorts() {
+        return loop == null ? Set.of() : loop.congestedPorts();
+    }
+
+    /**
      * Now, µs since the epoch: comparable with the collector's capture stamps and the
      * real-time emulator's clock.
      *

@@ -18,6 +18,8 @@ import org.planck.lab.emu.EmulatorTopology;
 import org.planck.lab.emu.FabricStatus;
 import org.planck.lab.emu.FlowSpec;
 import org.planck.lab.emu.MirrorSpec;
+import org.planck.lab.view.FabricViewServer;
+import org.planck.lab.view.LabFabricView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,6 +61,7 @@ public final class ExperimentRunner {
         /** Most runs per workload and mode. */
         public static final int MAX_REPEATS = 10;
         long flowBytes = 10L << 20;
+        FabricViewServer liveView;
         long seed = 1;
         int repeats = 1;
         TeSettings te = TeSettings.defaults();
@@ -92,6 +95,12 @@ public final class ExperimentRunner {
         public Options repeats(int v) {
             checkArgument(v >= 1 && v <= MAX_REPEATS, "repeats must be in 1..%s", MAX_REPEATS);
             repeats = v;
+            return this;
+        }
+
+        /** Live fabric view that shows each run's controller, or null. */
+        public Options liveView(FabricViewServer v) {
+            liveView = v;
             return this;
         }
 
@@ -271,6 +280,9 @@ public final class ExperimentRunner {
         LoopLatencyLog latencies = new LoopLatencyLog(1_000_000);
         LabController controller = new LabController(emu, mode.te(), options.te, latencies);
         controller.install();
+        if (options.liveView != null) {
+            options.liveView.show(new LabFabricView(controller, latencies));
+        }
         EmulatorTopology topo = controller.topology();
         List<FabricHost> hosts = new ArrayList<>(topo.graph().hosts());
         hosts.sort(Comparator.comparing(h -> firstIp(h).toOctets(), ExperimentRunner::compareOctets));

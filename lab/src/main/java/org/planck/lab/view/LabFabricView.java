@@ -1,0 +1,57 @@
+package org.planck.lab.view;
+
+import org.onosproject.net.ConnectPoint;
+import org.planck.api.fabric.FabricGraph;
+import org.planck.api.te.Reroute;
+import org.planck.lab.control.LabController;
+import org.planck.lab.control.LoopLatencyLog;
+
+import java.util.List;
+import java.util.Set;
+
+/** The live view's source for a {@link LabController} and its loop-latency log. */
+public final class LabFabricView implements FabricViewSource {
+    private final LabController controller;
+    private final LoopLatencyLog latencies;
+
+    /**
+     * View of one controller.
+     *
+     * @param controller installed lab controller
+     * @param latencies  its loop-latency log
+     */
+    public LabFabricView(LabController controller, LoopLatencyLog latencies) {
+        this.controller = controller;
+        this.latencies = latencies;
+    }
+
+    @Override
+    public String mode() {
+        return controller.mode().name();
+    }
+
+    @Override
+    public FabricGraph graph() {
+        return controller.plan().graph();
+    }
+
+    @Override
+    public double utilisation(ConnectPoint port) {
+        return controller.utilisation(port);
+    }
+
+    @Override
+    public Set<ConnectPoint> congestedPorts() {
+        return controller.congestedPorts();
+    }
+
+    @Override
+    public List<Reroute> moves() {
+        return controller.decidedMoves();
+    }
+
+    @Override
+    public long[] loopLatenciesUs() {
+        return latencies.applied(LoopLatencyLog.Entry::sampleToAppliedUs).values();
+    }
+}
