@@ -27,6 +27,8 @@ pub struct Metrics {
     pub notice_latency: Histogram,
     pub notice_delivery: Histogram,
     pub forwarding_generation: Gauge,
+    /// INT reports, events and latest values (src/inband/metrics.rs).
+    pub int: crate::inband::metrics::IntMetrics,
 }
 
 impl Default for Metrics {
@@ -58,6 +60,7 @@ impl Metrics {
             notice_latency: Histogram::new(exponential_buckets(1e-6, 2.0, 23)),
             notice_delivery: Histogram::new(exponential_buckets(1e-6, 2.0, 23)),
             forwarding_generation: Gauge::default(),
+            int: crate::inband::metrics::IntMetrics::new(1024),
             registry: Registry::default(),
         };
         registry.register("packets", "Frames received from capture", m.packets.clone());
@@ -138,6 +141,7 @@ impl Metrics {
             "Generation of the forwarding map in use",
             m.forwarding_generation.clone(),
         );
+        m.int.register(&mut registry);
         Metrics { registry, ..m }
     }
 

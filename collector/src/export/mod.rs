@@ -5,6 +5,7 @@
 //! batch (same `seq`) with exponential backoff.
 
 pub mod event;
+pub mod influx;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -489,6 +489,18 @@ impl IntState {
         self.counters.queues_expired += (before - self.queues.len()) as u64;
     }
 
+    /// Per switch, the largest latest hop latency of any flow through it.
+    pub fn hop_latency_by_switch(&self) -> std::collections::HashMap<u32, u32> {
+        let mut m = std::collections::HashMap::new();
+        for e in self.flows.values().filter(|e| e.has_latency) {
+            for (sw, t) in e.path.as_slice().iter().zip(&e.hop_latency) {
+                let v = m.entry(*sw).or_insert(0u32);
+                *v = (*v).max(t.value as u32);
+            }
+        }
+        m
+    }
+
     /// Latest utilisation of each (switch, egress port).
     pub fn links_snapshot(&self) -> impl Iterator<Item = ((u32, u16), u32)> + '_ {
         self.links.iter().map(|(k, e)| (*k, e.util.value as u32))
