@@ -3,9 +3,10 @@
 # each on loopback in its own temp dir, started and stopped here. planck-collector (the
 # `int` subcommand) receives a scripted sequence of INT reports over UDP (built with scapy
 # from the INT specs), writes its events to InfluxDB and shows its gauges on /metrics,
-# which prometheus scrapes. Checks: the values queried back from both equal the values
-# sent, the event counts per measurement in InfluxDB and on /metrics equal what interval
-# detection predicts for the script, and the two bad packets are counted by reason.
+# which prometheus scrapes. Checks: the values queried back equal the values sent
+# (InfluxDB: each key's value at its last event; Prometheus: each key's latest value), the
+# event counts per measurement in InfluxDB and on /metrics equal what interval detection
+# predicts for the script, and the two bad packets are counted by reason.
 #
 # Needs influxd, prometheus, curl, python3 with scapy (scripts/deps.sh).
 set -euo pipefail
@@ -155,7 +156,7 @@ def influx_counts():
 check(deadline, influx_counts)
 
 def influx_last():
-    for m, items in exp["last"].items():
+    for m, items in exp["last_event"].items():
         for it in items:
             k = it["key"]
             if m in ("queue_occupancy", "queue_congestion"):

@@ -58,6 +58,7 @@ class Model:
         self.last = {}
         self.events = {}
         self.values = {}
+        self.evvalues = {}
         self.paths = {}
 
     def see(self, measurement, key, value, force_new=False):
@@ -66,6 +67,7 @@ class Model:
         self.values[k] = value
         if force_new or k not in self.last or self.last[k] != iv:
             self.last[k] = iv
+            self.evvalues[k] = value
             self.events[measurement] = self.events.get(measurement, 0) + 1
 
     def flow(self, dst, hops):
@@ -122,11 +124,17 @@ def main():
     bad[12 + 14 + 20 + 8 + 4 + 5] = 0x80  # low byte of the instruction bitmap
     sock.sendto(bytes(bad), (host, port))
 
-    last = {}
-    for (m, key), v in model.values.items():
-        last.setdefault(m, []).append({"key": list(key) if isinstance(key, tuple) else [key], "value": v})
+    def by_measurement(values):
+        out = {}
+        for (m, key), v in values.items():
+            out.setdefault(m, []).append({"key": list(key) if isinstance(key, tuple) else [key], "value": v})
+        return out
+
+    # InfluxDB holds events: the value of each key's last event. The gauges on /metrics
+    # hold the latest value reported.
     with open(out, "w") as f:
-        json.dump({"reports": sent, "events": model.events, "last": last,
+        json.dump({"reports": sent, "events": model.events, "last": by_measurement(model.values),
+                   "last_event": by_measurement(model.evvalues),
                    "rejected": {"version_unknown": 1, "unknown_instruction_bits": 1}}, f, indent=1)
 
 
