@@ -135,7 +135,7 @@ fn new_keys_intervals_path_changes_and_periodic_pushes() {
         ("link", Cause::Interval, 3),
         ("queue_occupancy", Cause::Interval, 3),
     ]));
-    assert!(evs.contains(&IntEvent { ts_ns: 3 * MS, cause: Cause::Interval, kind: EventKind::HopLatency { flow: f, switch: 2, latency_ns: 260 } }));
+    assert!(evs.contains(&IntEvent { ts_ns: 3 * MS, cause: Cause::Interval, kind: EventKind::HopLatency { flow: f, switch: 2, port: Some(2), latency_ns: 260 } }));
     // 5. Path change 1-5-3: the path, the three (flow, switch) keys, and switch 5's
     //    link and queue are new.
     let (m, _) = rig.feed(&report(f, &[1, 5, 3], &[100, 260, 300], 600, 20), 4 * MS);

@@ -88,7 +88,7 @@ pub fn format_line(out: &mut String, e: &IntEvent) {
             flow_tags(out, flow);
             let _ = write!(out, " value={latency_ns}i");
         }
-        EventKind::HopLatency { flow, switch, latency_ns } => {
+        EventKind::HopLatency { flow, switch, latency_ns, .. } => {
             out.push_str("int_hop_latency");
             flow_tags(out, flow);
             let _ = write!(out, ",switch={switch} value={latency_ns}i");
@@ -96,7 +96,7 @@ pub fn format_line(out: &mut String, e: &IntEvent) {
         EventKind::LinkUtilization { switch, port, utilization } => {
             let _ = write!(out, "int_link_utilization,switch={switch},port={port} value={utilization}i");
         }
-        EventKind::QueueOccupancy { switch, queue, occupancy } => {
+        EventKind::QueueOccupancy { switch, queue, occupancy, .. } => {
             let _ = write!(out, "int_queue_occupancy,switch={switch},queue={queue} value={occupancy}i");
         }
         EventKind::QueueCongestion { switch, queue, congestion } => {
@@ -239,8 +239,8 @@ mod tests {
         switches[..3].copy_from_slice(&[1, 2, 3]);
         let mut out = String::new();
         format_line(&mut out, &IntEvent { ts_ns: 42, cause: Cause::NewKey, kind: EventKind::FlowPath { flow: f, path: Path { len: 3, switches } } });
-        format_line(&mut out, &IntEvent { ts_ns: 43, cause: Cause::Interval, kind: EventKind::HopLatency { flow: f, switch: 2, latency_ns: 260 } });
-        format_line(&mut out, &IntEvent { ts_ns: 44, cause: Cause::Periodic, kind: EventKind::QueueOccupancy { switch: 7, queue: 1, occupancy: 900 } });
+        format_line(&mut out, &IntEvent { ts_ns: 43, cause: Cause::Interval, kind: EventKind::HopLatency { flow: f, switch: 2, port: Some(3), latency_ns: 260 } });
+        format_line(&mut out, &IntEvent { ts_ns: 44, cause: Cause::Periodic, kind: EventKind::QueueOccupancy { switch: 7, queue: 1, port: None, occupancy: 900 } });
         let v6 = flow(IpAddr::V6(Ipv6Addr::LOCALHOST), IpAddr::V6(Ipv6Addr::UNSPECIFIED));
         format_line(&mut out, &IntEvent { ts_ns: 45, cause: Cause::Report, kind: EventKind::Drop { switch: 7, queue: 1, reason: 71, flow: Some(v6) } });
         assert_eq!(

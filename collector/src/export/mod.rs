@@ -6,6 +6,7 @@
 
 pub mod event;
 pub mod influx;
+pub mod int_signals;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -33,8 +33,42 @@ pub struct IntSection {
     #[serde(default)]
     pub intervals: IntervalSection,
     pub influx: Option<InfluxSection>,
+    /// INT port signals to the controller (telemetry-events-v2 INT_PORT events).
+    pub controller: Option<ControllerSection>,
     #[serde(default)]
     pub prometheus: PrometheusSection,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSection {
+    /// The controller's ingestion endpoint (`.../onos/planck/v1/telemetry/events`).
+    pub url: String,
+    /// Collector id as configured in the controller.
+    pub collector_id: String,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    /// INT switch id -> device id ("1" = "of:0000000000000001").
+    #[serde(default)]
+    pub switches: std::collections::BTreeMap<String, String>,
+    #[serde(default = "default_queue")]
+    pub queue_capacity: usize,
+    #[serde(default = "default_batch_events")]
+    pub batch_events: usize,
+    #[serde(default = "default_flush")]
+    pub flush_ms: u64,
+    #[serde(default = "default_timeout")]
+    pub timeout_ms: u64,
+    #[serde(default = "default_min_backoff")]
+    pub min_backoff_ms: u64,
+    #[serde(default = "default_max_backoff")]
+    pub max_backoff_ms: u64,
+    #[serde(default = "default_attempts")]
+    pub max_attempts: u32,
+}
+
+fn default_batch_events() -> usize {
+    1000
 }
 
 /// Interval widths of event detection, per measurement.
@@ -185,6 +219,28 @@ impl IntSection {
             }
             if x.min_backoff_ms == 0 || x.max_backoff_ms < x.min_backoff_ms {
                 return Err("int.influx: need 0 < min_backoff_ms <= max_backoff_ms".into());
+            }
+        }
+        if let Some(c) = &self.controller {
+            if !c.url.starts_with("http://") {
+                return Err(format!("int.controller.url {:?} must be an http:// URL", c.url));
+            }
+            if c.collector_id.is_empty() {
+                return Err("int.controller.collector_id is empty".into());
+            }
+            if c.password.is_some() && c.username.is_none() {
+                return Err("int.controller.password given without username".into());
+            }
+            if !(1..=10_000).contains(&c.batch_events) || c.queue_capacity == 0 || c.flush_ms == 0 || c.max_attempts == 0 {
+                return Err("int.controller: need batch_events 1-10000 and queue_capacity, flush_ms, max_attempts > 0".into());
+            }
+            if c.min_backoff_ms == 0 || c.max_backoff_ms < c.min_backoff_ms {
+                return Err("int.controller: need 0 < min_backoff_ms <= max_backoff_ms".into());
+            }
+            for (k, v) in &c.switches {
+                if k.parse::<u32>().is_err() || v.is_empty() {
+                    return Err(format!("int.controller.switches: {k:?} = {v:?} is not INT switch id = device id"));
+                }
             }
         }
         Ok(())

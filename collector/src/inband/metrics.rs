@@ -20,6 +20,7 @@ use prometheus_client::registry::Registry;
 
 use crate::decode::int::{IntError, RejectCounts, ReportVersion};
 use crate::export::influx::InfluxCounters;
+use crate::export::int_signals::ControllerCounters;
 
 use super::state::{Cause, EventKind, IntState, StateCounters};
 
@@ -126,6 +127,7 @@ pub struct IntMetrics {
     switch_hop_latency: Family<SwitchLabel, Gauge>,
     series_refused: Counter,
     pub influx: InfluxCounters,
+    pub controller: ControllerCounters,
 }
 
 impl IntMetrics {
@@ -146,6 +148,7 @@ impl IntMetrics {
             switch_hop_latency: Family::default(),
             series_refused: Counter::default(),
             influx: InfluxCounters::default(),
+            controller: ControllerCounters::default(),
         }
     }
 
@@ -176,6 +179,13 @@ impl IntMetrics {
         r.register("influx_batches_rejected", "Batches InfluxDB refused with 4xx", i.batches_rejected.clone());
         r.register("influx_batches_abandoned", "Batches dropped after max_attempts failures", i.batches_abandoned.clone());
         r.register("influx_lines_dropped", "Lines dropped: queue full, batch refused or abandoned", i.lines_dropped.clone());
+        let c = &self.controller;
+        r.register("controller_events", "INT_PORT events delivered to the controller", c.events_sent.clone());
+        r.register("controller_batches", "telemetry-events-v2 batches delivered to the controller", c.batches_sent.clone());
+        r.register("controller_batches_rejected", "v2 batches the controller refused with 4xx", c.batches_rejected.clone());
+        r.register("controller_failures", "Failed delivery attempts to the controller (retried)", c.failures.clone());
+        r.register("controller_dropped", "INT_PORT events dropped: queue full, refused or abandoned", c.dropped.clone());
+        r.register("controller_unmapped", "Port signals of INT switches without a device id mapping", c.unmapped.clone());
     }
 
     /// Adds the thread's counts (and the state's counters since `last`) and refreshes

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use crate::decode::int::{IntDecoder, ReportBuf};
 use crate::export::event::now_ns;
 use crate::export::influx::{InfluxSink, InfluxWriter};
+use crate::export::int_signals::{SignalSender, SignalSink};
 use crate::metrics::Metrics;
 
 use super::config::{IntOnlyConfig, IntSection};
@@ -26,12 +27,13 @@ const BURST: usize = 1024;
 pub struct IntHandles {
     pub int: JoinHandle<()>,
     pub influx: Option<JoinHandle<()>>,
+    pub controller: Option<JoinHandle<()>>,
 }
 
 impl IntHandles {
     pub fn join(self) {
         let _ = self.int.join();
-        if let Some(h) = self.influx {
+        for h in [self.influx, self.controller].into_iter().flatten() {
             let _ = h.join();
         }
     }
@@ -58,19 +60,36 @@ pub fn spawn(cfg: &IntSection, metrics: Arc<Metrics>, stop: Arc<AtomicBool>) -> 
         }
         None => (None, None),
     };
+    let (controller, signals) = match &cfg.controller {
+        Some(c) => {
+            let (s, sink) = SignalSender::new(c.clone(), metrics.int.controller.clone())?;
+            let h = std::thread::Builder::new()
+                .name("int-controller".into())
+                .spawn(move || s.run())
+                .map_err(|e| e.to_string())?;
+            (Some(h), Some(sink))
+        }
+        None => (None, None),
+    };
     let state = IntState::new(cfg.state());
     let int = std::thread::Builder::new()
         .name("int".into())
-        .spawn(move || receive(sockets, decoder, state, sink, metrics, stop))
+        .spawn(move || receive(sockets, decoder, state, Sinks { influx: sink, signals }, metrics, stop))
         .map_err(|e| e.to_string())?;
-    Ok(IntHandles { int, influx })
+    Ok(IntHandles { int, influx, controller })
+}
+
+/// Where events go.
+struct Sinks {
+    influx: Option<InfluxSink>,
+    signals: Option<SignalSink>,
 }
 
 fn receive(
     sockets: Vec<UdpSocket>,
     decoder: IntDecoder,
     mut state: IntState,
-    sink: Option<InfluxSink>,
+    sinks: Sinks,
     metrics: Arc<Metrics>,
     stop: Arc<AtomicBool>,
 ) {
@@ -110,7 +129,10 @@ fn receive(
                                 counts.reports[r.version as usize] += 1;
                                 state.apply(r, now, &mut |e| {
                                     counts.event(&e.kind, e.cause);
-                                    if let Some(s) = &sink {
+                                    if let Some(s) = &sinks.signals {
+                                        s.send(&e);
+                                    }
+                                    if let Some(s) = &sinks.influx {
                                         s.send(e);
                                     }
                                 });
@@ -127,8 +149,8 @@ fn receive(
         }
     }
     metrics.int.refresh(&mut counts, &mut last, &state);
-    // Dropping the sink lets the writer flush and stop.
-    drop(sink);
+    // Dropping the sinks lets the writers flush and stop.
+    drop(sinks);
 }
 
 /// `planck-collector int`: INT reports only, with /metrics.

@@ -95,9 +95,11 @@ impl Path {
 pub enum EventKind {
     FlowPath { flow: FiveTuple, path: Path },
     FlowLatency { flow: FiveTuple, latency_ns: u64 },
-    HopLatency { flow: FiveTuple, switch: u32, latency_ns: u32 },
+    /// `port`: the switch's egress port, when the report carries ports.
+    HopLatency { flow: FiveTuple, switch: u32, port: Option<u16>, latency_ns: u32 },
     LinkUtilization { switch: u32, port: u16, utilization: u32 },
-    QueueOccupancy { switch: u32, queue: u8, occupancy: u32 },
+    /// `port`: the egress port of the hop that reported it, when the report carries ports.
+    QueueOccupancy { switch: u32, queue: u8, port: Option<u16>, occupancy: u32 },
     QueueCongestion { switch: u32, queue: u8, congestion: u32 },
     Drop { switch: u32, queue: u8, reason: u8, flow: Option<FiveTuple> },
 }
@@ -278,6 +280,8 @@ impl IntState {
             path.switches[n - 1 - i] = h.switch_id;
         }
         let has_latency = r.hop_fields & field::HOP_LATENCY != 0;
+        let has_ports = r.hop_fields & field::L1_PORTS != 0;
+        let port_of = |stack_index: usize| has_ports.then_some(r.hops[stack_index].egress_port);
         let latency: u64 = if has_latency { r.hops().iter().map(|h| h.hop_latency as u64).sum() } else { 0 };
         let push_every = self.cfg.push_interval_ns;
         let full = self.flows.len() >= self.cfg.max_flows;
@@ -307,7 +311,7 @@ impl IntState {
                         out(IntEvent {
                             ts_ns: ts,
                             cause: Cause::NewKey,
-                            kind: EventKind::HopLatency { flow, switch: path.switches[i], latency_ns: r.hops[n - 1 - i].hop_latency },
+                            kind: EventKind::HopLatency { flow, switch: path.switches[i], port: port_of(n - 1 - i), latency_ns: r.hops[n - 1 - i].hop_latency },
                         });
                     }
                 }
@@ -352,7 +356,7 @@ impl IntState {
                     None
                 };
                 if let Some(cause) = cause {
-                    out(IntEvent { ts_ns: ts, cause, kind: EventKind::HopLatency { flow, switch, latency_ns: v as u32 } });
+                    out(IntEvent { ts_ns: ts, cause, kind: EventKind::HopLatency { flow, switch, port: port_of(n - 1 - i), latency_ns: v as u32 } });
                 }
             }
             e.has_latency = true;
@@ -384,27 +388,28 @@ impl IntState {
                 }
             }
         }
+        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
         let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
         let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
         // Occupancy and congestion of one queue share its entry (and its push time).
         match (occ, con) {
             (None, None) => {}
             (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
-                self.apply_queue(h.switch_id, h.queue_id, occ, None, now, ts, out);
-                self.apply_queue(h.switch_id, h.congestion_queue_id, None, con, now, ts, out);
+                self.apply_queue(h.switch_id, h.queue_id, port, occ, None, now, ts, out);
+                self.apply_queue(h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out);
             }
-            (None, Some(_)) => self.apply_queue(h.switch_id, h.congestion_queue_id, None, con, now, ts, out),
-            _ => self.apply_queue(h.switch_id, h.queue_id, occ, con, now, ts, out),
+            (None, Some(_)) => self.apply_queue(h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out),
+            _ => self.apply_queue(h.switch_id, h.queue_id, port, occ, con, now, ts, out),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn apply_queue(&mut self, switch: u32, queue: u8, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    fn apply_queue(&mut self, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
         let w = self.cfg.widths;
         let push_every = self.cfg.push_interval_ns;
         let key = (switch, queue);
-        let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, occupancy: v };
+        let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
         let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
         let full = self.queues.len() >= self.cfg.max_queues;
         match self.queues.get_mut(&key) {
