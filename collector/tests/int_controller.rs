@@ -5,7 +5,6 @@ mod int_encoder;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr};
-use std::io::Read;
 use std::time::Duration;
 
 use int_encoder::*;
