@@ -293,8 +293,8 @@ impl IntState {
                     return;
                 }
                 let mut hop_latency = [Tracked::default(); MAX_HOPS];
-                for i in 0..n {
-                    hop_latency[i] = Tracked::new(r.hops[n - 1 - i].hop_latency as u64, w.hop_latency_ns);
+                for (slot, h) in hop_latency.iter_mut().zip(r.hops().iter().rev()) {
+                    *slot = Tracked::new(h.hop_latency as u64, w.hop_latency_ns);
                 }
                 self.flows.insert(flow, FlowEntry {
                     path,

@@ -249,7 +249,7 @@ pub fn encode_group(rs: &[ReportSpec]) -> Vec<u8> {
                 let int = r.int.as_ref().map(|s| int_headers(r.version, s, &r.flow)).unwrap_or_default();
                 let md = encode_hop(ReportVersion::V2, r.local_bitmap, &r.local, true);
                 let mut contents = monitored_packet(&r.flow, dscp, r.framing, &int);
-                while contents.len() % 4 != 0 {
+                while !contents.len().is_multiple_of(4) {
                     contents.push(0);
                 }
                 let in_type = match (r.framing, is_v6(&r.flow)) {

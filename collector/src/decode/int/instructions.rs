@@ -118,13 +118,18 @@ pub static REPORT_V2: InstructionSet = InstructionSet {
     ],
 };
 
-/// A bitmap checked against a set: its normalised fields and bytes per hop.
+/// A bitmap checked against a set: its normalised fields, bytes per hop, and where in a
+/// hop each field starts (by normalised field index), so reading a hop is straight-line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub bitmap: u16,
     pub fields: u16,
     pub hop_bytes: usize,
     pub count: u32,
+    /// Byte offset of normalised field `1 << i` within a hop.
+    offsets: [u8; 12],
+    /// Timestamps are 8 bytes (v1.0 and later), else 4.
+    wide_ts: bool,
 }
 
 impl InstructionSet {
@@ -150,68 +155,87 @@ impl InstructionSet {
         }
         let mut fields = 0u16;
         let mut bytes = 0usize;
+        let mut offsets = [0u8; 12];
+        let mut wide_ts = false;
         let mut rest = bitmap;
         while rest != 0 {
             let i = rest.leading_zeros() as usize;
             rest &= !(0x8000 >> i);
-            fields |= self.slots[i].field;
-            bytes += self.slots[i].width as usize;
+            let slot = self.slots[i];
+            fields |= slot.field;
+            offsets[slot.field.trailing_zeros() as usize] = bytes as u8;
+            if slot.field & (field::INGRESS_TS | field::EGRESS_TS) != 0 {
+                wide_ts = slot.width == 8;
+            }
+            bytes += slot.width as usize;
         }
         Ok(Plan {
             bitmap,
             fields,
             hop_bytes: bytes,
             count: bitmap.count_ones(),
+            offsets,
+            wide_ts,
         })
     }
 
     /// Reads one hop's fields from `b` (at least `plan.hop_bytes` long) into `hop`.
     #[inline]
     pub fn read_hop(&self, plan: &Plan, b: &[u8], hop: &mut HopMetadata) {
+        let b = &b[..plan.hop_bytes];
+        let f = plan.fields;
+        let at = |fl: u16| plan.offsets[fl.trailing_zeros() as usize] as usize;
+        let w32 = |fl: u16| be32(&b[at(fl)..]);
+        let w32_at = |o: usize| be32(&b[o..]);
+        let ts = |fl: u16| {
+            let o = at(fl);
+            if plan.wide_ts { (w32_at(o) as u64) << 32 | w32_at(o + 4) as u64 } else { w32_at(o) as u64 }
+        };
         *hop = HopMetadata::default();
-        let mut off = 0usize;
-        let mut rest = plan.bitmap;
-        while rest != 0 {
-            let i = rest.leading_zeros() as usize;
-            rest &= !(0x8000 >> i);
-            let slot = self.slots[i];
-            let w = slot.width as usize;
-            let v = &b[off..off + w];
-            off += w;
-            let hi = be32(v);
-            match slot.field {
-                field::SWITCH_ID => hop.switch_id = hi,
-                field::L1_PORTS => {
-                    hop.ingress_port = (hi >> 16) as u16;
-                    hop.egress_port = hi as u16;
-                }
-                field::HOP_LATENCY => hop.hop_latency = hi,
-                field::QUEUE_OCCUPANCY => {
-                    hop.queue_id = (hi >> 24) as u8;
-                    hop.queue_occupancy = hi & 0x00ff_ffff;
-                }
-                field::INGRESS_TS => hop.ingress_ts = be_wide(v),
-                field::EGRESS_TS => hop.egress_ts = be_wide(v),
-                field::L2_PORTS => {
-                    hop.l2_ingress_port = hi;
-                    hop.l2_egress_port = be32(&v[4..]);
-                }
-                field::TX_UTILIZATION => hop.tx_utilization = hi,
-                field::BUFFER_OCCUPANCY => {
-                    hop.buffer_id = (hi >> 24) as u8;
-                    hop.buffer_occupancy = hi & 0x00ff_ffff;
-                }
-                field::QUEUE_CONGESTION => {
-                    hop.congestion_queue_id = (hi >> 24) as u8;
-                    hop.queue_congestion = hi & 0x00ff_ffff;
-                }
-                field::CHECKSUM_COMPLEMENT => {}
-                field::DROP_REASON => {
-                    hop.drop_queue_id = (hi >> 24) as u8;
-                    hop.drop_reason = (hi >> 16) as u8;
-                }
-                _ => {}
-            }
+        if f & field::SWITCH_ID != 0 {
+            hop.switch_id = w32(field::SWITCH_ID);
+        }
+        if f & field::L1_PORTS != 0 {
+            let v = w32(field::L1_PORTS);
+            hop.ingress_port = (v >> 16) as u16;
+            hop.egress_port = v as u16;
+        }
+        if f & field::HOP_LATENCY != 0 {
+            hop.hop_latency = w32(field::HOP_LATENCY);
+        }
+        if f & field::QUEUE_OCCUPANCY != 0 {
+            let v = w32(field::QUEUE_OCCUPANCY);
+            hop.queue_id = (v >> 24) as u8;
+            hop.queue_occupancy = v & 0x00ff_ffff;
+        }
+        if f & field::INGRESS_TS != 0 {
+            hop.ingress_ts = ts(field::INGRESS_TS);
+        }
+        if f & field::EGRESS_TS != 0 {
+            hop.egress_ts = ts(field::EGRESS_TS);
+        }
+        if f & field::L2_PORTS != 0 {
+            let o = at(field::L2_PORTS);
+            hop.l2_ingress_port = w32_at(o);
+            hop.l2_egress_port = w32_at(o + 4);
+        }
+        if f & field::TX_UTILIZATION != 0 {
+            hop.tx_utilization = w32(field::TX_UTILIZATION);
+        }
+        if f & field::BUFFER_OCCUPANCY != 0 {
+            let v = w32(field::BUFFER_OCCUPANCY);
+            hop.buffer_id = (v >> 24) as u8;
+            hop.buffer_occupancy = v & 0x00ff_ffff;
+        }
+        if f & field::QUEUE_CONGESTION != 0 {
+            let v = w32(field::QUEUE_CONGESTION);
+            hop.congestion_queue_id = (v >> 24) as u8;
+            hop.queue_congestion = v & 0x00ff_ffff;
+        }
+        if f & field::DROP_REASON != 0 {
+            let v = w32(field::DROP_REASON);
+            hop.drop_queue_id = (v >> 24) as u8;
+            hop.drop_reason = (v >> 16) as u8;
         }
     }
 }
@@ -224,16 +248,6 @@ pub fn be16(b: &[u8]) -> u16 {
 #[inline(always)]
 pub fn be32(b: &[u8]) -> u32 {
     u32::from_be_bytes([b[0], b[1], b[2], b[3]])
-}
-
-/// A 4- or 8-byte big-endian value.
-#[inline(always)]
-fn be_wide(b: &[u8]) -> u64 {
-    if b.len() == 8 {
-        u64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
-    } else {
-        be32(b) as u64
-    }
 }
 
 #[cfg(test)]

@@ -64,7 +64,7 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
         }
         0
     } else {
-        if stack.len() % plan.hop_bytes != 0 {
+        if !stack.len().is_multiple_of(plan.hop_bytes) {
             return Err(IntError::StackNotWholeHops);
         }
         stack.len() / plan.hop_bytes

@@ -140,7 +140,7 @@ pub fn int_md(d: &IntDecoder, int: &[u8], r: &mut IntReport) -> Result<(), IntEr
         }
         0
     } else {
-        if stack.len() % plan.hop_bytes != 0 {
+        if !stack.len().is_multiple_of(plan.hop_bytes) {
             return Err(IntError::StackNotWholeHops);
         }
         stack.len() / plan.hop_bytes
