@@ -10,7 +10,7 @@
 //! (unbounded): they go to InfluxDB.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -124,7 +124,7 @@ pub struct IntMetrics {
     link_utilization: Family<PortLabel, Gauge>,
     queue_occupancy: Family<QueueLabel, Gauge>,
     queue_congestion: Family<QueueLabel, Gauge>,
-    switch_hop_latency: Family<SwitchLabel, Gauge>,
+    switch_hop_latency: Family<SwitchLabel, Gauge<f64, AtomicU64>>,
     series_refused: Counter,
     pub influx: InfluxCounters,
     pub controller: ControllerCounters,
@@ -170,7 +170,7 @@ impl IntMetrics {
         r.register("link_utilization", "Latest egress link utilisation reported per switch and egress port", self.link_utilization.clone());
         r.register("queue_occupancy", "Latest queue occupancy reported per switch and queue", self.queue_occupancy.clone());
         r.register("queue_congestion", "Latest queue congestion status (INT v0.5) per switch and queue", self.queue_congestion.clone());
-        r.register("switch_hop_latency_ns", "Largest latest hop latency of any flow at the switch", self.switch_hop_latency.clone());
+        r.register("switch_hop_latency_seconds", "Largest latest hop latency of any flow at the switch", self.switch_hop_latency.clone());
         r.register("series_refused", "Gauge series not shown because a family reached max_series", self.series_refused.clone());
         let i = &self.influx;
         r.register("influx_lines", "Lines written to InfluxDB", i.lines_written.clone());
@@ -267,7 +267,7 @@ impl IntMetrics {
                 refused += 1;
                 continue;
             }
-            self.switch_hop_latency.get_or_create(&SwitchLabel { switch }).set(v as i64);
+            self.switch_hop_latency.get_or_create(&SwitchLabel { switch }).set(v as f64 * 1e-9);
         }
         self.series_refused.inc_by(refused);
     }

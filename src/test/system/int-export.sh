@@ -203,6 +203,11 @@ then
   echo "--- collector log"; tail -20 "$D/collector.log"
   fail "values or event counts differ (above)"
 fi
-curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" | grep -q '^planck_collector_int_influx_lines_total [1-9]' \
+curl -fsS "http://127.0.0.1:$METRICS_PORT/metrics" >"$D/metrics.txt" || fail "collector /metrics"
+grep -q '^planck_collector_int_influx_lines_total [1-9]' "$D/metrics.txt" \
   || fail "collector reports no lines written to InfluxDB"
+# promtool reads the OpenMetrics exposition as text format and so finds no HELP for
+# counters (OpenMetrics names the family without _total); anything else is a finding.
+out=$(promtool check metrics <"$D/metrics.txt" 2>&1 | grep -v '_total no help text$' || true)
+[ -z "$out" ] || fail "promtool check metrics: $out"
 echo "PASS $NAME: reports through planck-collector into influxd and prometheus; values and event counts as predicted"
