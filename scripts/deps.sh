@@ -2,7 +2,7 @@
 # Installs what Planck's build, tests and lab need on a fresh Debian machine (idempotent).
 set -euo pipefail
 
-debs=(openvswitch-switch iperf3 iputils-ping ethtool iproute2 tcpdump tshark prometheus curl python3 unzip)
+debs=(openvswitch-switch iperf3 iputils-ping ethtool iproute2 tcpdump tshark prometheus curl python3 unzip influxdb python3-scapy)
 missing=()
 for p in "${debs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -13,7 +13,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     # The prometheus package would start a server; we only need promtool.
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    systemctl disable --now prometheus openvswitch-switch >/dev/null 2>&1 || true
+    systemctl disable --now prometheus openvswitch-switch influxdb >/dev/null 2>&1 || true
     pkill -x prometheus >/dev/null 2>&1 || true
 fi
 # The GUI's lint and browser tests: npm (ESLint, playwright-core) and headless Chromium.
@@ -25,3 +25,9 @@ fi
 for tool in mvn cargo java; do
     command -v "$tool" >/dev/null || { echo "deps: $tool is required but not installed" >&2; exit 1; }
 done
+# The collector's fuzz targets (src/test/system/codec-fuzz.sh) need nightly and cargo-fuzz.
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    echo "deps: installing the nightly toolchain (cargo fuzz)"
+    rustup toolchain install nightly --profile minimal >/dev/null
+fi
+command -v cargo-fuzz >/dev/null || { echo "deps: installing cargo-fuzz"; cargo install -q --locked cargo-fuzz; }

@@ -28,6 +28,8 @@ pub struct Config {
     pub control: ControlConfig,
     #[serde(default)]
     pub forwarding: ForwardingSection,
+    /// INT telemetry reports over UDP (docs/collector.md, "In-band Network Telemetry").
+    pub int: Option<crate::inband::config::IntSection>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -308,6 +310,9 @@ impl Config {
             if x.min_backoff_ms == 0 || x.max_backoff_ms < x.min_backoff_ms {
                 return Err("export: need 0 < min_backoff_ms <= max_backoff_ms".into());
             }
+        }
+        if let Some(i) = &self.int {
+            i.validate()?;
         }
         let listen = self
             .control

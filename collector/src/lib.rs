@@ -9,6 +9,7 @@ pub mod detect;
 pub mod export;
 pub mod flow;
 pub mod forwarding;
+pub mod inband;
 pub mod metrics;
 pub mod pipeline;
 pub mod replay;

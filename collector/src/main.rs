@@ -25,6 +25,13 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
     },
+    /// Receive INT telemetry reports over UDP only (no mirror capture), export to
+    /// InfluxDB and /metrics, as configured.
+    Int {
+        /// TOML configuration file with an [int] section (see docs/collector.md).
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+    },
     /// Replay a pcap/pcapng file and print one JSON line per flow with its mean rate
     /// over its sampled lifetime.
     Replay {
@@ -66,6 +73,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { config } => Config::load(&config).and_then(planck_collector::runtime::run),
+        Command::Int { config } => planck_collector::inband::config::IntOnlyConfig::load(&config)
+            .and_then(planck_collector::inband::runtime::run_int_only),
         Command::Replay {
             pcap,
             forwarding,

@@ -28,6 +28,8 @@ pub struct Metrics {
     pub notice_delivery: Histogram,
     pub forwarding_generation: Gauge,
     pub control_unauthorized: Counter,
+    /// INT reports, events and latest values (src/inband/metrics.rs).
+    pub int: crate::inband::metrics::IntMetrics,
 }
 
 impl Default for Metrics {
@@ -60,6 +62,7 @@ impl Metrics {
             notice_delivery: Histogram::new(exponential_buckets(1e-6, 2.0, 23)),
             forwarding_generation: Gauge::default(),
             control_unauthorized: Counter::default(),
+            int: crate::inband::metrics::IntMetrics::new(1024),
             registry: Registry::default(),
         };
         registry.register("packets", "Frames received from capture", m.packets.clone());
@@ -145,6 +148,7 @@ impl Metrics {
             "Control requests refused with 401 (missing or wrong credentials)",
             m.control_unauthorized.clone(),
         );
+        m.int.register(&mut registry);
         Metrics { registry, ..m }
     }
 

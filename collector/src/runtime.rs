@@ -109,6 +109,10 @@ pub fn run(cfg: Config) -> Result<(), String> {
         cfg.collector_id, cfg.capture.interface, workers, cfg.control.listen
     );
 
+    let int = match &cfg.int {
+        Some(i) => Some(crate::inband::runtime::spawn(i, metrics.clone(), stop.clone())?),
+        None => None,
+    };
     let mut handles = Vec::new();
     for (i, mut ring) in rings.into_iter().enumerate() {
         let wc = WorkerConfig {
@@ -170,6 +174,10 @@ pub fn run(cfg: Config) -> Result<(), String> {
     }
     if let Some(e) = exporter {
         let _ = e.join();
+    }
+    if let Some(h) = int {
+        stop.store(true, Ordering::Relaxed);
+        h.join();
     }
     result
 }

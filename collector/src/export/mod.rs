@@ -5,6 +5,8 @@
 //! batch (same `seq`) with exponential backoff.
 
 pub mod event;
+pub mod influx;
+pub mod int_signals;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

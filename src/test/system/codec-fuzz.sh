@@ -42,4 +42,16 @@ if ! timeout $((seconds + 120)) java -cp "$cp" com.code_intelligence.jazzer.Jazz
     fail "Jazzer found a crash (log above)"
 fi
 runs=$(grep -o 'Done [0-9]* runs' "$work/log" | grep -o '[0-9]*' || echo "?")
-echo "PASS $name: ${runs} inputs in ${seconds}s, every one rejected with a reason or round-tripped"
+
+# The collector's INT report decoder (cargo-fuzz / libFuzzer, target int_report): every
+# input is rejected with a reason or decodes within bounds, never a panic.
+int_seconds="${PLANCK_INT_FUZZ_SECONDS:-30}"
+mkdir -p "$work/int-corpus"
+if ! (cd collector/fuzz && timeout $((int_seconds + 1500)) cargo +nightly fuzz run int_report \
+        "$work/int-corpus" seeds/int_report -- -max_total_time="$int_seconds" -rss_limit_mb=2048 \
+        >"$work/int.log" 2>&1); then
+    tail -40 "$work/int.log"
+    fail "cargo fuzz int_report found a crash or did not run (log above)"
+fi
+int_runs=$(grep -o 'Done [0-9]* runs' "$work/int.log" | grep -o '[0-9]*' || echo "?")
+echo "PASS $name: ${runs} inputs in ${seconds}s, every one rejected with a reason or round-tripped; INT decoder: ${int_runs} inputs in ${int_seconds}s without a crash"

@@ -13,8 +13,10 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * A validated batch of telemetry events from one collector, in the order they were sent.
  */
 public final class TelemetryBatch {
-    /** The only schema version this build accepts. */
+    /** Schema version of batches without INT signals (what v1 readers accept). */
     public static final int VERSION = 1;
+    /** Schema version that adds INT_PORT events (telemetry-events-v2); also accepted. */
+    public static final int VERSION_INT = 2;
     /** Most events one batch may carry. */
     public static final int MAX_EVENTS = 10_000;
 
@@ -22,6 +24,7 @@ public final class TelemetryBatch {
     private final long seq;
     private final long sentUs;
     private final List<TelemetryEvent> events;
+    private final List<IntPortSignal> intSignals;
 
     /**
      * Creates a batch.
@@ -32,7 +35,26 @@ public final class TelemetryBatch {
      * @param events    at most {@link #MAX_EVENTS} events
      */
     public TelemetryBatch(String collector, long seq, long sentUs, List<? extends TelemetryEvent> events) {
+        this(collector, seq, sentUs, events, ImmutableList.of());
+    }
+
+    /**
+     * Creates a batch with INT port signals (a version-2 batch when there are any). The
+     * signals are kept apart from {@link #events()}, so consumers of v1 events see no change.
+     *
+     * @param collector  collector id, not empty
+     * @param seq        per-collector batch sequence number, >= 0
+     * @param sentUs     send time, µs since epoch
+     * @param events     mirror-derived events
+     * @param intSignals INT_PORT events; with events, at most {@link #MAX_EVENTS}
+     */
+    public TelemetryBatch(String collector, long seq, long sentUs, List<? extends TelemetryEvent> events,
+                          List<IntPortSignal> intSignals) {
         this.collector = checkNotNull(collector, "collector");
+        checkArgument(events.size() + intSignals.size() <= MAX_EVENTS, "more than %s events", MAX_EVENTS);
+        checkArgument(events.stream().noneMatch(e -> e instanceof IntPortSignal),
+                "INT signals go in intSignals, not events");
+        this.intSignals = ImmutableList.copyOf(intSignals);
         checkArgument(!collector.isEmpty(), "collector must not be empty");
         checkArgument(seq >= 0, "seq must be >= 0");
         checkArgument(events.size() <= MAX_EVENTS, "more than %s events", MAX_EVENTS);
@@ -57,6 +79,15 @@ public final class TelemetryBatch {
         return events;
     }
 
+    /**
+     * INT-derived port signals (telemetry-events-v2 {@code INT_PORT} events).
+     *
+     * @return signals in the order sent
+     */
+    public List<IntPortSignal> intSignals() {
+        return intSignals;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -66,17 +97,18 @@ public final class TelemetryBatch {
             return false;
         }
         TelemetryBatch b = (TelemetryBatch) o;
-        return seq == b.seq && sentUs == b.sentUs && collector.equals(b.collector) && events.equals(b.events);
+        return seq == b.seq && sentUs == b.sentUs && collector.equals(b.collector) && events.equals(b.events)
+                && intSignals.equals(b.intSignals);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(collector, seq, sentUs, events);
+        return Objects.hash(collector, seq, sentUs, events, intSignals);
     }
 
     @Override
     public String toString() {
         return MoreObjects.toStringHelper(this).add("collector", collector).add("seq", seq)
-                .add("events", events.size()).toString();
+                .add("events", events.size()).add("intSignals", intSignals.size()).toString();
     }
 }

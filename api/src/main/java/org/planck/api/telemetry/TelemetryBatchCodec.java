@@ -25,7 +25,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Reads and writes telemetry-events-v1 batches (docs/protocol/telemetry-events-v1.md).
+ * Reads and writes telemetry-events batches: v1 (docs/protocol/telemetry-events-v1.md) and v2, which adds
+ * INT_PORT events (docs/protocol/telemetry-events-v2.md); v2 batches decode their INT_PORT events into
+ * {@link TelemetryBatch#intSignals()}.
  * <p>
  * Decoding validates the whole batch before returning anything, so a caller applies either
  * every event or none. Every failure is a {@link MalformedBatchException} whose message names
@@ -41,6 +43,7 @@ public final class TelemetryBatchCodec {
 
     static final String FLOW_RATE = "FLOW_RATE";
     static final String PORT_CONGESTION = "PORT_CONGESTION";
+    static final String INT_PORT = "INT_PORT";
 
     // Device ids, host addresses and MACs repeat across events; parsing each again would dominate
     // decoding. The caches stop growing when full, so hostile input cannot exhaust memory.
@@ -130,6 +133,7 @@ public final class TelemetryBatchCodec {
         }
         Fields root = new Fields(ROOT_FIELDS.length);
         List<TelemetryEvent> events = null;
+        List<IntPortSignal> intSignals = new ArrayList<>();
         MalformedBatchException eventError = null;
         Fields ev = new Fields(EVENT_FIELDS.length);
         Fields fl = new Fields(FLOW_FIELDS.length);
@@ -151,7 +155,12 @@ public final class TelemetryBatchCodec {
                         continue;
                     }
                     try {
-                        events.add(event(p, count - 1, ev, fl));
+                        TelemetryEvent e = event(p, count - 1, ev, fl);
+                        if (e instanceof IntPortSignal) {
+                            intSignals.add((IntPortSignal) e);
+                        } else {
+                            events.add(e);
+                        }
                     } catch (MalformedBatchException e) {
                         // Reported only after the batch-level fields: a wrong version explains everything.
                         eventError = e;
@@ -172,9 +181,11 @@ public final class TelemetryBatchCodec {
         if (root.kind[R_VERSION] == K_MISSING) {
             throw new MalformedBatchException("version: missing");
         }
-        if (root.kind[R_VERSION] != K_INT || root.longs[R_VERSION] != TelemetryBatch.VERSION) {
+        if (root.kind[R_VERSION] != K_INT || (root.longs[R_VERSION] != TelemetryBatch.VERSION
+                && root.longs[R_VERSION] != TelemetryBatch.VERSION_INT)) {
             throw new MalformedBatchException("version: unsupported " + root.texts[R_VERSION]
-                    + " (this controller accepts " + TelemetryBatch.VERSION + ")");
+                    + " (this controller accepts " + TelemetryBatch.VERSION + " and " + TelemetryBatch.VERSION_INT
+                    + ")");
         }
         String collector = root.string(R_COLLECTOR, ROOT_FIELDS, null, -1);
         if (collector.isEmpty()) {
@@ -191,7 +202,10 @@ public final class TelemetryBatchCodec {
         if (eventError != null) {
             throw eventError;
         }
-        return new TelemetryBatch(collector, seq, sentUs, events);
+        if (!intSignals.isEmpty() && root.longs[R_VERSION] != TelemetryBatch.VERSION_INT) {
+            throw new MalformedBatchException("events: INT_PORT events need version " + TelemetryBatch.VERSION_INT);
+        }
+        return new TelemetryBatch(collector, seq, sentUs, events, intSignals);
     }
 
     private TelemetryEvent event(JsonParser p, int index, Fields ev, Fields fl)
@@ -224,9 +238,11 @@ public final class TelemetryBatchCodec {
                 return flowRate(ev, fl, index);
             case PORT_CONGESTION:
                 return congestion(ev, index);
+            case INT_PORT:
+                return intPort(ev, index);
             default:
                 throw new MalformedBatchException(at(index) + "type: unknown event type \"" + abbreviate(type)
-                        + "\" (expected FLOW_RATE or PORT_CONGESTION)");
+                        + "\" (expected FLOW_RATE, PORT_CONGESTION or INT_PORT)");
         }
     }
 
@@ -302,6 +318,35 @@ public final class TelemetryBatchCodec {
         return new PortCongestionNotice(port, state, utilization, load, capacity, sampleUs, timeUs);
     }
 
+    private IntPortSignal intPort(Fields ev, int i) throws MalformedBatchException {
+        ConnectPoint port = connectPoint(ev, i);
+        String sig = ev.string(E_SIGNAL, EVENT_FIELDS, "", i);
+        IntPortSignal.Signal signal;
+        try {
+            signal = IntPortSignal.Signal.valueOf(sig);
+        } catch (IllegalArgumentException ex) {
+            throw new MalformedBatchException(at(i) + "signal: unknown signal \"" + abbreviate(sig)
+                    + "\" (expected QUEUE_OCCUPANCY, HOP_LATENCY or LINK_UTILIZATION)");
+        }
+        long value = ev.integer(E_VALUE, EVENT_FIELDS, "", i, 0, IntPortSignal.MAX_VALUE);
+        int queue = -1;
+        if (signal == IntPortSignal.Signal.QUEUE_OCCUPANCY) {
+            queue = (int) ev.integer(E_QUEUE, EVENT_FIELDS, "", i, 0, 255);
+        } else if (ev.kind[E_QUEUE] != K_MISSING) {
+            throw new MalformedBatchException(at(i) + "queue: only QUEUE_OCCUPANCY signals name a queue");
+        }
+        String c = ev.string(E_CAUSE, EVENT_FIELDS, "", i);
+        IntPortSignal.Cause cause;
+        try {
+            cause = IntPortSignal.Cause.valueOf(c);
+        } catch (IllegalArgumentException ex) {
+            throw new MalformedBatchException(at(i) + "cause: unknown cause \"" + abbreviate(c)
+                    + "\" (expected NEW_KEY, PATH_CHANGE, INTERVAL or PERIODIC)");
+        }
+        long reportUs = ev.integer(E_REPORT_US, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
+        return new IntPortSignal(port, signal, value, queue, cause, reportUs);
+    }
+
     private ConnectPoint connectPoint(Fields ev, int i) throws MalformedBatchException {
         String sw = ev.string(E_SWITCH, EVENT_FIELDS, "", i);
         DeviceId device = devices.get(sw);
@@ -360,6 +405,7 @@ public final class TelemetryBatchCodec {
     private static final String[] EVENT_FIELDS = {
         "type", FLOW, "switch", "port", "dstMac", "bytesPerSec", "samples", "firstSampleUs", "lastSampleUs",
         "estimator", "state", "utilization", "loadBps", "capacityBps", "sampleUs", "timeUs", "lowConfidence",
+        "signal", "value", "queue", "cause", "reportUs",
     };
     private static final int E_TYPE = 0;
     private static final int E_FLOW = 1;
@@ -378,6 +424,11 @@ public final class TelemetryBatchCodec {
     private static final int E_SAMPLE_US = 14;
     private static final int E_TIME_US = 15;
     private static final int E_LOW_CONFIDENCE = 16;
+    private static final int E_SIGNAL = 17;
+    private static final int E_VALUE = 18;
+    private static final int E_QUEUE = 19;
+    private static final int E_CAUSE = 20;
+    private static final int E_REPORT_US = 21;
 
     private static final String[] FLOW_FIELDS = {"src", "dst", "proto", "sport", "dport"};
     private static final int F_SRC = 0;
@@ -550,7 +601,7 @@ public final class TelemetryBatchCodec {
      */
     public ObjectNode encode(TelemetryBatch batch) {
         ObjectNode root = mapper.createObjectNode();
-        root.put("version", TelemetryBatch.VERSION);
+        root.put("version", batch.intSignals().isEmpty() ? TelemetryBatch.VERSION : TelemetryBatch.VERSION_INT);
         root.put("collector", batch.collector());
         root.put("seq", batch.seq());
         root.put("sentUs", batch.sentUs());
@@ -589,6 +640,19 @@ public final class TelemetryBatchCodec {
                 n.put("sampleUs", c.sampleUs());
                 n.put("timeUs", c.timeUs());
             }
+        }
+        for (IntPortSignal s : batch.intSignals()) {
+            ObjectNode n = events.addObject();
+            n.put("type", INT_PORT);
+            n.put("switch", s.port().deviceId().toString());
+            n.put("port", s.port().port().toLong());
+            n.put("signal", s.signal().name());
+            n.put("value", s.value());
+            if (s.queue() >= 0) {
+                n.put("queue", s.queue());
+            }
+            n.put("cause", s.cause().name());
+            n.put("reportUs", s.reportUs());
         }
         return root;
     }

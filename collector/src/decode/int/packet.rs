@@ -1,0 +1,158 @@
+//! Ethernet / IPv4 / IPv6 / UDP / TCP headers around and inside telemetry reports: just
+//! the 5-tuple and where the transport payload starts. Hand-written because it runs
+//! twice per report on the hot path and needs no more than fixed offsets; the inner
+//! packet of a report may be truncated after its transport header, so IP lengths are
+//! not required to cover the payload.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+use super::super::FiveTuple;
+use super::instructions::be16;
+
+pub const TCP: u8 = 6;
+pub const UDP: u8 = 17;
+
+const ETH_IPV4: u16 = 0x0800;
+const ETH_IPV6: u16 = 0x86dd;
+const ETH_VLAN: u16 = 0x8100;
+const ETH_QINQ: u16 = 0x88a8;
+
+/// A transport header and what follows it.
+#[derive(Clone, Copy, Debug)]
+pub struct L4<'a> {
+    pub tuple: FiveTuple,
+    pub dscp: u8,
+    pub payload: &'a [u8],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketError {
+    Truncated,
+    Unsupported,
+}
+
+/// Ethernet (up to two VLAN tags) then IP. `Ok((None, rest))` for a non-IP frame.
+#[inline]
+pub fn parse_ethernet(f: &[u8]) -> Result<(Option<L4<'_>>, &[u8]), PacketError> {
+    if f.len() < 14 {
+        return Err(PacketError::Truncated);
+    }
+    let mut off = 12;
+    let mut ty = be16(&f[off..]);
+    let mut tags = 0;
+    while (ty == ETH_VLAN || ty == ETH_QINQ) && tags < 2 {
+        off += 4;
+        if f.len() < off + 2 {
+            return Err(PacketError::Truncated);
+        }
+        ty = be16(&f[off..]);
+        tags += 1;
+    }
+    let rest = &f[off + 2..];
+    match ty {
+        ETH_IPV4 => parse_ipv4(rest).map(|l4| (Some(l4), rest)),
+        ETH_IPV6 => parse_ipv6(rest).map(|l4| (Some(l4), rest)),
+        _ => Ok((None, rest)),
+    }
+}
+
+#[inline]
+pub fn parse_ipv4(p: &[u8]) -> Result<L4<'_>, PacketError> {
+    if p.len() < 20 {
+        return Err(PacketError::Truncated);
+    }
+    if p[0] >> 4 != 4 {
+        return Err(PacketError::Unsupported);
+    }
+    let ihl = (p[0] & 0x0f) as usize * 4;
+    if ihl < 20 {
+        return Err(PacketError::Unsupported);
+    }
+    if p.len() < ihl {
+        return Err(PacketError::Truncated);
+    }
+    // Later fragments carry no transport header.
+    if be16(&p[6..]) & 0x1fff != 0 {
+        return Err(PacketError::Unsupported);
+    }
+    let src = IpAddr::V4(Ipv4Addr::new(p[12], p[13], p[14], p[15]));
+    let dst = IpAddr::V4(Ipv4Addr::new(p[16], p[17], p[18], p[19]));
+    parse_l4(p[9], src, dst, p[1] >> 2, &p[ihl..])
+}
+
+#[inline]
+pub fn parse_ipv6(p: &[u8]) -> Result<L4<'_>, PacketError> {
+    if p.len() < 40 {
+        return Err(PacketError::Truncated);
+    }
+    if p[0] >> 4 != 6 {
+        return Err(PacketError::Unsupported);
+    }
+    let tc = (p[0] << 4) | (p[1] >> 4);
+    let mut s = [0u8; 16];
+    let mut d = [0u8; 16];
+    s.copy_from_slice(&p[8..24]);
+    d.copy_from_slice(&p[24..40]);
+    parse_l4(
+        p[6],
+        IpAddr::V6(Ipv6Addr::from(s)),
+        IpAddr::V6(Ipv6Addr::from(d)),
+        tc >> 2,
+        &p[40..],
+    )
+}
+
+#[inline]
+fn parse_l4(proto: u8, src: IpAddr, dst: IpAddr, dscp: u8, t: &[u8]) -> Result<L4<'_>, PacketError> {
+    let hdr = match proto {
+        UDP => 8,
+        TCP => {
+            if t.len() < 20 {
+                return Err(PacketError::Truncated);
+            }
+            let off = (t[12] >> 4) as usize * 4;
+            if off < 20 {
+                return Err(PacketError::Unsupported);
+            }
+            off
+        }
+        _ => return Err(PacketError::Unsupported),
+    };
+    if t.len() < hdr {
+        return Err(PacketError::Truncated);
+    }
+    Ok(L4 {
+        tuple: FiveTuple {
+            src,
+            dst,
+            proto,
+            sport: be16(t),
+            dport: be16(&t[2..]),
+        },
+        dscp,
+        payload: &t[hdr..],
+    })
+}
+
+/// Inner packet of a report, by the report's inner-type code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inner {
+    Ethernet,
+    Ipv4,
+    Ipv6,
+}
+
+/// Parses the monitored packet a report carries, down to its transport payload.
+#[inline]
+pub fn parse_inner(kind: Inner, p: &[u8]) -> Result<L4<'_>, super::IntError> {
+    use super::IntError;
+    let r = match kind {
+        Inner::Ethernet => parse_ethernet(p).and_then(|(l4, _)| l4.ok_or(PacketError::Unsupported)),
+        Inner::Ipv4 => parse_ipv4(p),
+        Inner::Ipv6 => parse_ipv6(p),
+    };
+    r.map_err(|e| match e {
+        PacketError::Truncated => IntError::InnerTruncated,
+        PacketError::Unsupported => IntError::InnerUnsupported,
+    })
+}

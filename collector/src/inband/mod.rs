@@ -1,0 +1,10 @@
+//! In-band Network Telemetry: the state and event stage behind the INT decoder
+//! (`decode::int`), its metrics, and the thread that receives reports and exports what
+//! it finds (InfluxDB through `export::influx`, gauges on /metrics).
+
+pub mod config;
+pub mod metrics;
+pub mod runtime;
+pub mod state;
+
+pub use state::{Cause, EventKind, IntEvent, IntState, IntervalWidths, StateConfig, StateCounters};

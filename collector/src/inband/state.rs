@@ -1,0 +1,537 @@
+//! Latest INT values per key and event detection (the INTCollector model):
+//!
+//! - flow (5-tuple) -> path and end-to-end latency (sum of the hop latencies);
+//! - flow + switch -> hop latency (kept in the flow's entry, one slot per hop);
+//! - (switch, egress port) -> egress link utilisation;
+//! - (switch, queue) -> queue occupancy and (v0.5) congestion.
+//!
+//! An event is emitted for a new key, a path change, or a value that leaves the interval
+//! its last reported value was in (interval widths per measurement); and every
+//! `push_interval` a key that keeps being reported is pushed again with its latest value,
+//! so readers know it is alive. Tables are bounded (new keys are refused and counted when
+//! full) and keys idle for `idle_timeout` are dropped (counted).
+
+use std::collections::HashMap;
+
+use crate::decode::FiveTuple;
+use crate::decode::int::instructions::field;
+use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, ReportVersion};
+
+type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Interval widths: a value's interval is `value / width`; an event fires when a new
+/// value falls in another interval than the last reported one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IntervalWidths {
+    pub flow_latency_ns: u64,
+    pub hop_latency_ns: u64,
+    pub link_utilization: u64,
+    pub queue_occupancy: u64,
+    pub queue_congestion: u64,
+}
+
+impl Default for IntervalWidths {
+    fn default() -> Self {
+        // INTCollector's defaults: 2^6 for every measurement.
+        IntervalWidths {
+            flow_latency_ns: 64,
+            hop_latency_ns: 64,
+            link_utilization: 64,
+            queue_occupancy: 64,
+            queue_congestion: 64,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct StateConfig {
+    pub widths: IntervalWidths,
+    pub push_interval_ns: u64,
+    pub idle_timeout_ns: u64,
+    pub max_flows: usize,
+    pub max_ports: usize,
+    pub max_queues: usize,
+}
+
+impl Default for StateConfig {
+    fn default() -> Self {
+        StateConfig {
+            widths: IntervalWidths::default(),
+            push_interval_ns: 1_000_000_000,
+            idle_timeout_ns: 10_000_000_000,
+            max_flows: 100_000,
+            max_ports: 4096,
+            max_queues: 4096,
+        }
+    }
+}
+
+/// Why an event was emitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    NewKey,
+    PathChange,
+    Interval,
+    Periodic,
+    /// Drop reports are events by themselves.
+    Report,
+}
+
+/// A flow's path, from the first INT switch to the last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Path {
+    pub len: u8,
+    pub switches: [u32; MAX_HOPS],
+}
+
+impl Path {
+    pub fn as_slice(&self) -> &[u32] {
+        &self.switches[..self.len as usize]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    FlowPath { flow: FiveTuple, path: Path },
+    FlowLatency { flow: FiveTuple, latency_ns: u64 },
+    /// `port`: the switch's egress port, when the report carries ports.
+    HopLatency { flow: FiveTuple, switch: u32, port: Option<u16>, latency_ns: u32 },
+    LinkUtilization { switch: u32, port: u16, utilization: u32 },
+    /// `port`: the egress port of the hop that reported it, when the report carries ports.
+    QueueOccupancy { switch: u32, queue: u8, port: Option<u16>, occupancy: u32 },
+    QueueCongestion { switch: u32, queue: u8, congestion: u32 },
+    Drop { switch: u32, queue: u8, reason: u8, flow: Option<FiveTuple> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntEvent {
+    /// Time of the report (see [`report_time_ns`]).
+    pub ts_ns: u64,
+    pub cause: Cause,
+    pub kind: EventKind,
+}
+
+/// Counts of the state stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StateCounters {
+    pub reports: u64,
+    pub events: u64,
+    /// Reports whose hops carry no switch id: nothing per switch can be keyed.
+    pub reports_without_switch_id: u64,
+    pub flows_refused: u64,
+    pub ports_refused: u64,
+    pub queues_refused: u64,
+    pub flows_expired: u64,
+    pub ports_expired: u64,
+    pub queues_expired: u64,
+}
+
+/// A value and the interval its last reported value was in.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tracked {
+    value: u64,
+    interval: u64,
+}
+
+impl Tracked {
+    fn new(value: u64, width: u64) -> Self {
+        Tracked { value, interval: value / width }
+    }
+
+    /// Records `value`; true when it left the reported interval (which then moves).
+    #[inline]
+    fn update(&mut self, value: u64, width: u64) -> bool {
+        self.value = value;
+        // Common case first: the same value as before stays in its interval.
+        let iv = value / width;
+        if iv != self.interval {
+            self.interval = iv;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FlowEntry {
+    path: Path,
+    has_latency: bool,
+    latency: Tracked,
+    /// Hop latency per position of `path` (flow + switch keys).
+    hop_latency: [Tracked; MAX_HOPS],
+    last_seen_ns: u64,
+    last_push_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct LinkEntry {
+    util: Tracked,
+    last_seen_ns: u64,
+    last_push_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct QueueEntry {
+    occupancy: Option<Tracked>,
+    congestion: Option<Tracked>,
+    last_seen_ns: u64,
+    last_push_ns: u64,
+}
+
+/// The time an event is stamped with: a 64-bit timestamp the report carries (the
+/// reporting node's ingress timestamp in v2.x, the sink hop's egress timestamp in v1.0
+/// and v2.x INT-MD), else the time the collector received it. v0.5 timestamps are 32
+/// bits and cannot place an event in absolute time.
+pub fn report_time_ns(r: &IntReport, received_ns: u64) -> u64 {
+    if r.local_fields & field::INGRESS_TS != 0 && r.local.ingress_ts != 0 {
+        return r.local.ingress_ts;
+    }
+    if r.version != ReportVersion::V05 && r.hop_fields & field::EGRESS_TS != 0 && r.hop_count > 0 && r.hops[0].egress_ts != 0 {
+        return r.hops[0].egress_ts;
+    }
+    received_ns
+}
+
+pub struct IntState {
+    cfg: StateConfig,
+    flows: Map<FiveTuple, FlowEntry>,
+    links: Map<(u32, u16), LinkEntry>,
+    queues: Map<(u32, u8), QueueEntry>,
+    pub counters: StateCounters,
+    last_sweep_ns: u64,
+}
+
+impl IntState {
+    pub fn new(cfg: StateConfig) -> IntState {
+        IntState {
+            flows: Map::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            links: Map::with_capacity_and_hasher(cfg.max_ports.min(1 << 12), Default::default()),
+            queues: Map::with_capacity_and_hasher(cfg.max_queues.min(1 << 12), Default::default()),
+            cfg,
+            counters: StateCounters::default(),
+            last_sweep_ns: 0,
+        }
+    }
+
+    pub fn config(&self) -> &StateConfig {
+        &self.cfg
+    }
+
+    pub fn flows(&self) -> usize {
+        self.flows.len()
+    }
+
+    pub fn links(&self) -> usize {
+        self.links.len()
+    }
+
+    pub fn queues(&self) -> usize {
+        self.queues.len()
+    }
+
+    /// Applies one report received at `now_ns`; events go to `emit`.
+    #[inline]
+    pub fn apply(&mut self, r: &IntReport, now_ns: u64, emit: &mut impl FnMut(IntEvent)) {
+        self.counters.reports += 1;
+        let ts = report_time_ns(r, now_ns);
+        let mut events = 0u64;
+        let mut out = |e: IntEvent| {
+            events += 1;
+            emit(e)
+        };
+        if r.flags.dropped && r.local_fields & field::DROP_REASON != 0 {
+            out(IntEvent {
+                ts_ns: ts,
+                cause: Cause::Report,
+                kind: EventKind::Drop {
+                    switch: r.local.switch_id,
+                    queue: r.local.drop_queue_id,
+                    reason: r.local.drop_reason,
+                    flow: r.flow,
+                },
+            });
+        }
+        if r.local_fields != 0 {
+            self.apply_hop(&r.local, r.local_fields, now_ns, ts, &mut out);
+        }
+        if r.has_int {
+            if r.hop_fields & field::SWITCH_ID == 0 {
+                self.counters.reports_without_switch_id += 1;
+            } else {
+                for h in r.hops() {
+                    self.apply_hop(h, r.hop_fields, now_ns, ts, &mut out);
+                }
+                if let Some(flow) = r.flow {
+                    self.apply_flow(flow, r, now_ns, ts, &mut out);
+                }
+            }
+        }
+        self.counters.events += events;
+    }
+
+    fn apply_flow(&mut self, flow: FiveTuple, r: &IntReport, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let w = self.cfg.widths;
+        let n = r.hop_count as usize;
+        let mut path = Path { len: n as u8, switches: [0; MAX_HOPS] };
+        // The stack is pushed: its first hop is the last switch.
+        for (i, h) in r.hops().iter().enumerate() {
+            path.switches[n - 1 - i] = h.switch_id;
+        }
+        let has_latency = r.hop_fields & field::HOP_LATENCY != 0;
+        let has_ports = r.hop_fields & field::L1_PORTS != 0;
+        let port_of = |stack_index: usize| has_ports.then_some(r.hops[stack_index].egress_port);
+        let latency: u64 = if has_latency { r.hops().iter().map(|h| h.hop_latency as u64).sum() } else { 0 };
+        let push_every = self.cfg.push_interval_ns;
+        let full = self.flows.len() >= self.cfg.max_flows;
+        let e = match self.flows.get_mut(&flow) {
+            Some(e) => e,
+            None => {
+                if full {
+                    self.counters.flows_refused += 1;
+                    return;
+                }
+                let mut hop_latency = [Tracked::default(); MAX_HOPS];
+                for (slot, h) in hop_latency.iter_mut().zip(r.hops().iter().rev()) {
+                    *slot = Tracked::new(h.hop_latency as u64, w.hop_latency_ns);
+                }
+                self.flows.insert(flow, FlowEntry {
+                    path,
+                    has_latency,
+                    latency: Tracked::new(latency, w.flow_latency_ns),
+                    hop_latency,
+                    last_seen_ns: now,
+                    last_push_ns: now,
+                });
+                out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
+                if has_latency {
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowLatency { flow, latency_ns: latency } });
+                    for i in 0..n {
+                        out(IntEvent {
+                            ts_ns: ts,
+                            cause: Cause::NewKey,
+                            kind: EventKind::HopLatency { flow, switch: path.switches[i], port: port_of(n - 1 - i), latency_ns: r.hops[n - 1 - i].hop_latency },
+                        });
+                    }
+                }
+                return;
+            }
+        };
+        e.last_seen_ns = now;
+        let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
+        if periodic {
+            e.last_push_ns = now;
+        }
+        let path_changed = e.path != path;
+        if path_changed || periodic {
+            e.path = path;
+            let cause = if path_changed { Cause::PathChange } else { Cause::Periodic };
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::FlowPath { flow, path } });
+        }
+        if has_latency {
+            let cause = if !e.has_latency {
+                e.latency = Tracked::new(latency, w.flow_latency_ns);
+                Some(Cause::NewKey)
+            } else if e.latency.update(latency, w.flow_latency_ns) {
+                Some(Cause::Interval)
+            } else {
+                periodic.then_some(Cause::Periodic)
+            };
+            if let Some(cause) = cause {
+                out(IntEvent { ts_ns: ts, cause, kind: EventKind::FlowLatency { flow, latency_ns: latency } });
+            }
+            for i in 0..n {
+                let v = r.hops[n - 1 - i].hop_latency as u64;
+                let switch = path.switches[i];
+                // A hop whose switch changed is a new (flow, switch) key.
+                let cause = if path_changed || !e.has_latency {
+                    e.hop_latency[i] = Tracked::new(v, w.hop_latency_ns);
+                    Some(Cause::NewKey)
+                } else if e.hop_latency[i].update(v, w.hop_latency_ns) {
+                    Some(Cause::Interval)
+                } else if periodic {
+                    Some(Cause::Periodic)
+                } else {
+                    None
+                };
+                if let Some(cause) = cause {
+                    out(IntEvent { ts_ns: ts, cause, kind: EventKind::HopLatency { flow, switch, port: port_of(n - 1 - i), latency_ns: v as u32 } });
+                }
+            }
+            e.has_latency = true;
+        }
+    }
+
+    /// Per-switch keys of one hop's metadata.
+    #[inline]
+    fn apply_hop(&mut self, h: &HopMetadata, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let w = self.cfg.widths;
+        let push_every = self.cfg.push_interval_ns;
+        if fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION {
+            let key = (h.switch_id, h.egress_port);
+            let v = h.tx_utilization as u64;
+            let kind = EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization };
+            let full = self.links.len() >= self.cfg.max_ports;
+            match self.links.get_mut(&key) {
+                Some(e) => {
+                    e.last_seen_ns = now;
+                    let crossed = e.util.update(v, w.link_utilization);
+                    if let Some(cause) = due(crossed, &mut e.last_push_ns, now, push_every) {
+                        out(IntEvent { ts_ns: ts, cause, kind });
+                    }
+                }
+                None if full => self.counters.ports_refused += 1,
+                None => {
+                    self.links.insert(key, LinkEntry { util: Tracked::new(v, w.link_utilization), last_seen_ns: now, last_push_ns: now });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind });
+                }
+            }
+        }
+        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
+        let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
+        let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
+        // Occupancy and congestion of one queue share its entry (and its push time).
+        match (occ, con) {
+            (None, None) => {}
+            (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
+                self.apply_queue(h.switch_id, h.queue_id, port, occ, None, now, ts, out);
+                self.apply_queue(h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out);
+            }
+            (None, Some(_)) => self.apply_queue(h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out),
+            _ => self.apply_queue(h.switch_id, h.queue_id, port, occ, con, now, ts, out),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn apply_queue(&mut self, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let w = self.cfg.widths;
+        let push_every = self.cfg.push_interval_ns;
+        let key = (switch, queue);
+        let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
+        let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
+        let full = self.queues.len() >= self.cfg.max_queues;
+        match self.queues.get_mut(&key) {
+            Some(e) => {
+                e.last_seen_ns = now;
+                let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
+                if periodic {
+                    e.last_push_ns = now;
+                }
+                if let Some(v) = occupancy {
+                    let cause = match &mut e.occupancy {
+                        Some(t) => {
+                            if t.update(v as u64, w.queue_occupancy) {
+                                Some(Cause::Interval)
+                            } else {
+                                periodic.then_some(Cause::Periodic)
+                            }
+                        }
+                        None => {
+                            e.occupancy = Some(Tracked::new(v as u64, w.queue_occupancy));
+                            Some(Cause::NewKey)
+                        }
+                    };
+                    if let Some(cause) = cause {
+                        out(IntEvent { ts_ns: ts, cause, kind: occ_kind(v) });
+                    }
+                }
+                if let Some(v) = congestion {
+                    let cause = match &mut e.congestion {
+                        Some(t) => {
+                            if t.update(v as u64, w.queue_congestion) {
+                                Some(Cause::Interval)
+                            } else {
+                                periodic.then_some(Cause::Periodic)
+                            }
+                        }
+                        None => {
+                            e.congestion = Some(Tracked::new(v as u64, w.queue_congestion));
+                            Some(Cause::NewKey)
+                        }
+                    };
+                    if let Some(cause) = cause {
+                        out(IntEvent { ts_ns: ts, cause, kind: con_kind(v) });
+                    }
+                }
+            }
+            None if full => self.counters.queues_refused += 1,
+            None => {
+                self.queues.insert(key, QueueEntry {
+                    occupancy: occupancy.map(|v| Tracked::new(v as u64, w.queue_occupancy)),
+                    congestion: congestion.map(|v| Tracked::new(v as u64, w.queue_congestion)),
+                    last_seen_ns: now,
+                    last_push_ns: now,
+                });
+                if let Some(v) = occupancy {
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: occ_kind(v) });
+                }
+                if let Some(v) = congestion {
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: con_kind(v) });
+                }
+            }
+        }
+    }
+
+    /// Forgets keys idle for `idle_timeout`; runs its full scan at most once per
+    /// `idle_timeout / 4`.
+    pub fn expire(&mut self, now_ns: u64) {
+        let idle = self.cfg.idle_timeout_ns;
+        if now_ns.saturating_sub(self.last_sweep_ns) < idle / 4 {
+            return;
+        }
+        self.last_sweep_ns = now_ns;
+        let alive = |seen: u64| now_ns.saturating_sub(seen) < idle;
+        let before = self.flows.len();
+        self.flows.retain(|_, e| alive(e.last_seen_ns));
+        self.counters.flows_expired += (before - self.flows.len()) as u64;
+        let before = self.links.len();
+        self.links.retain(|_, e| alive(e.last_seen_ns));
+        self.counters.ports_expired += (before - self.links.len()) as u64;
+        let before = self.queues.len();
+        self.queues.retain(|_, e| alive(e.last_seen_ns));
+        self.counters.queues_expired += (before - self.queues.len()) as u64;
+    }
+
+    /// Per switch, the largest latest hop latency of any flow through it.
+    pub fn hop_latency_by_switch(&self) -> std::collections::HashMap<u32, u32> {
+        let mut m = std::collections::HashMap::new();
+        for e in self.flows.values().filter(|e| e.has_latency) {
+            for (sw, t) in e.path.as_slice().iter().zip(&e.hop_latency) {
+                let v = m.entry(*sw).or_insert(0u32);
+                *v = (*v).max(t.value as u32);
+            }
+        }
+        m
+    }
+
+    /// Latest utilisation of each (switch, egress port).
+    pub fn links_snapshot(&self) -> impl Iterator<Item = ((u32, u16), u32)> + '_ {
+        self.links.iter().map(|(k, e)| (*k, e.util.value as u32))
+    }
+
+    /// Latest occupancy and congestion of each (switch, queue).
+    pub fn queues_snapshot(&self) -> impl Iterator<Item = ((u32, u8), Option<u32>, Option<u32>)> + '_ {
+        self.queues
+            .iter()
+            .map(|(k, e)| (*k, e.occupancy.map(|t| t.value as u32), e.congestion.map(|t| t.value as u32)))
+    }
+}
+
+/// The cause of an event for a value that did or did not cross its interval, given when
+/// its key was last pushed.
+#[inline]
+fn due(crossed: bool, last_push_ns: &mut u64, now: u64, every: u64) -> Option<Cause> {
+    let periodic = now.saturating_sub(*last_push_ns) >= every;
+    if periodic {
+        *last_push_ns = now;
+    }
+    if crossed {
+        Some(Cause::Interval)
+    } else if periodic {
+        Some(Cause::Periodic)
+    } else {
+        None
+    }
+}
