@@ -43,6 +43,9 @@ pub struct FlowSummary {
     pub estimator: EstimatorKind,
     /// Sampled bytes x a ratio measured on TCP flows (see [`EstimatorKind::low_confidence`]).
     pub low_confidence: bool,
+    /// What sampled bytes x the sampling ratio give over the lifetime, bits per second, for
+    /// comparison (kept for non-TCP flows and TCP flows that fell back to it).
+    pub sampled_bytes_bps: Option<f64>,
     pub port: Option<u32>,
     pub dst_mac: String,
     pub first_sample_us: u64,
@@ -111,6 +114,7 @@ pub fn replay(
                 samples: est.samples,
                 estimator: est.kind,
                 low_confidence: est.kind.low_confidence(),
+                sampled_bytes_bps: st.sampled_bytes_lifetime_rate().map(|r| r * 8.0),
                 port: (st.port != NO_PORT).then(|| map.ports[st.port as usize].port),
                 dst_mac: format_mac(&st.dst_mac),
                 first_sample_us: est.first_ns / 1000,

@@ -58,15 +58,17 @@ pub fn run(cfg: Config) -> Result<(), String> {
     }
 
     let server = crate::control::server(crate::control::bind_listener(&cfg.control.listen)?)?;
-    let plane = Arc::new(ControlPlane::new(
-        cfg.collector_id.clone(),
-        map_source.clone(),
-        statics,
-        workers,
-        settings.clone(),
-        metrics.clone(),
-    )
-    .with_credentials(cfg.control.credentials()));
+    let plane = Arc::new(
+        ControlPlane::new(
+            cfg.collector_id.clone(),
+            map_source.clone(),
+            statics,
+            workers,
+            settings.clone(),
+            metrics.clone(),
+        )
+        .with_credentials(cfg.control.credentials()),
+    );
     std::thread::Builder::new()
         .name("control".into())
         .spawn(move || plane.serve(server))

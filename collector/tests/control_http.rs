@@ -135,9 +135,11 @@ fn writes_need_the_configured_credentials() {
         Some("Basic !!!not-base64"),
         Some("Basic"),
     ];
-    let config = r#"{"version":1,"congestionThresholdPct":70,"hysteresisPct":10,"flowReportIntervalMs":20}"#;
+    let config =
+        r#"{"version":1,"congestionThresholdPct":70,"hysteresisPct":10,"flowReportIntervalMs":20}"#;
     for (i, auth) in refused.iter().enumerate() {
-        let (code, body, www) = put_with(&format!("{base}/v1/forwarding"), *auth, common::FORWARDING);
+        let (code, body, www) =
+            put_with(&format!("{base}/v1/forwarding"), *auth, common::FORWARDING);
         assert_eq!(code, 401, "{auth:?}");
         assert!(body.contains("\"code\":401"), "{body}");
         assert_eq!(www.as_deref(), Some("Basic realm=\"planck-collector\""));
@@ -149,13 +151,24 @@ fn writes_need_the_configured_credentials() {
         assert_eq!(settings.threshold_pct(), 80.0);
         assert_eq!(metrics.control_unauthorized.get(), 3 * (i as u64 + 1));
     }
-    let text = ureq::get(&format!("{base}/metrics")).call().unwrap().into_string().unwrap();
+    let text = ureq::get(&format!("{base}/metrics"))
+        .call()
+        .unwrap()
+        .into_string()
+        .unwrap();
     assert!(
-        text.contains(&format!("planck_collector_control_unauthorized_total {}", 3 * refused.len())),
+        text.contains(&format!(
+            "planck_collector_control_unauthorized_total {}",
+            3 * refused.len()
+        )),
         "{text}"
     );
 
-    let (code, _, _) = put_with(&format!("{base}/v1/forwarding"), Some(good), common::FORWARDING);
+    let (code, _, _) = put_with(
+        &format!("{base}/v1/forwarding"),
+        Some(good),
+        common::FORWARDING,
+    );
     assert_eq!(code, 204);
     assert_eq!(map.load().generation, Some(3));
     let (code, _, _) = put_with(&format!("{base}/v1/config"), Some(good), config);

@@ -307,9 +307,15 @@ fn a_capture_cut_inside_its_last_record_replays_the_rest_with_a_warning() {
     assert!(out.status.success(), "{err}");
     let mut lines = err.lines();
     let warning = lines.next().unwrap();
-    assert!(warning.contains("warning") && warning.contains("bytes ignored"), "{err}");
+    assert!(
+        warning.contains("warning") && warning.contains("bytes ignored"),
+        "{err}"
+    );
     let report: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-    let (_, whole) = run_replay(&full_copy(&dir, &full), &["--vlan-map", "10=of:0000000000000001"]);
+    let (_, whole) = run_replay(
+        &full_copy(&dir, &full),
+        &["--vlan-map", "10=of:0000000000000001"],
+    );
     assert_eq!(report["frames"], whole["frames"].as_u64().unwrap() - 1);
     assert!(report["truncated_tail_bytes"].as_u64().unwrap() > 0);
     assert_eq!(whole["truncated_tail_bytes"], 0);

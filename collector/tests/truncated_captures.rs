@@ -29,10 +29,10 @@ fn sample(i: u32) -> (Vec<u8>, u32) {
     );
     let wire = full.len() as u32;
     // Every other record is short enough to be whole: both kinds in one file.
-    let kept = if i % 2 == 0 { SNAP } else { 60 };
+    let kept = if i.is_multiple_of(2) { SNAP } else { 60 };
     let mut data = full;
     data.truncate(kept);
-    (data, if i % 2 == 0 { wire } else { 60 })
+    (data, if i.is_multiple_of(2) { wire } else { 60 })
 }
 
 /// Legacy pcap, microseconds, snap length SNAP. Returns the file and each record's end.
@@ -125,7 +125,10 @@ impl Read for Trickle {
     }
 }
 
-fn replay(bytes: Vec<u8>, chunk: Option<usize>) -> (Result<ReplayRead, String>, Vec<(u64, u32, Vec<u8>)>) {
+/// Frames handed on: (timestamp ns, wire length, captured bytes).
+type Frames = Vec<(u64, u32, Vec<u8>)>;
+
+fn replay(bytes: Vec<u8>, chunk: Option<usize>) -> (Result<ReplayRead, String>, Frames) {
     let r = match chunk {
         None => PcapReplay::from_reader(Cursor::new(bytes), "t", Pace::Fast),
         Some(c) => PcapReplay::from_reader(
@@ -139,7 +142,9 @@ fn replay(bytes: Vec<u8>, chunk: Option<usize>) -> (Result<ReplayRead, String>, 
         ),
     };
     let mut got = Vec::new();
-    let res = r.unwrap().for_each(|m, d| got.push((m.ts_ns, m.wire_len, d.to_vec())));
+    let res = r
+        .unwrap()
+        .for_each(|m, d| got.push((m.ts_ns, m.wire_len, d.to_vec())));
     (res, got)
 }
 
@@ -161,7 +166,9 @@ fn snap_length_records_are_read_with_their_wire_length() {
     assert_eq!(read.frames, 40);
     assert_eq!(read.truncated_tail_bytes, 0);
     let all: Vec<u32> = (0..40).collect();
-    check_frames(&got, &all, |i| (1_700_000_000 + i as u64) * 1_000_000_000 + i as u64 * 10_000);
+    check_frames(&got, &all, |i| {
+        (1_700_000_000 + i as u64) * 1_000_000_000 + i as u64 * 10_000
+    });
     assert!(got[0].1 as usize > SNAP, "orig_len exceeds the snap length");
 }
 
@@ -177,7 +184,11 @@ fn legacy_pcap_cut_at_every_byte_gives_every_complete_record() {
             let complete = ends.iter().filter(|&&e| e <= cut).count() as u32 - 1;
             let last_end = ends[complete as usize];
             assert_eq!(read.frames, complete as u64, "cut at {cut}");
-            assert_eq!(read.truncated_tail_bytes, (cut - last_end) as u64, "cut at {cut}");
+            assert_eq!(
+                read.truncated_tail_bytes,
+                (cut - last_end) as u64,
+                "cut at {cut}"
+            );
             check_frames(&got, &(0..complete).collect::<Vec<_>>(), ts);
         }
     }
@@ -233,7 +244,14 @@ fn corrupt_input_is_an_error_not_a_panic() {
     assert!(e.contains("corrupt"), "{e}");
     assert_eq!(got.len(), 1);
     // Not a capture at all.
-    assert!(PcapReplay::from_reader(Cursor::new(b"hello, world, not pcap".to_vec()), "t", Pace::Fast).is_err());
+    assert!(
+        PcapReplay::from_reader(
+            Cursor::new(b"hello, world, not pcap".to_vec()),
+            "t",
+            Pace::Fast
+        )
+        .is_err()
+    );
     assert!(PcapReplay::from_reader(Cursor::new(Vec::new()), "t", Pace::Fast).is_err());
     // A pcapng block whose two length fields disagree.
     let (mut ng, ends) = pcapng(2);

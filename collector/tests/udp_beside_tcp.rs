@@ -21,7 +21,16 @@ const US: u64 = 1_000;
 
 /// A UDP datagram of `payload` bytes to h4 with IPv4 identification `id`.
 fn udp_with_id(sport: u16, payload: usize, id: u16) -> Vec<u8> {
-    let mut f = udp(MAC_H1, MAC_H4, [10, 0, 0, 1], [10, 0, 0, 4], sport, 9001, payload, None);
+    let mut f = udp(
+        MAC_H1,
+        MAC_H4,
+        [10, 0, 0, 1],
+        [10, 0, 0, 4],
+        sport,
+        9001,
+        payload,
+        None,
+    );
     f[18..20].copy_from_slice(&id.to_be_bytes());
     f
 }
@@ -58,13 +67,30 @@ fn sequential_ids_give_the_true_rate_and_others_are_flagged() {
         let t = T0 + step * 100 * US;
         seq = seq.wrapping_add(1448);
         if step % 8 == 0 {
-            let f = tcp(MAC_H1, MAC_H2, [10, 0, 0, 1], [10, 0, 0, 2], 40000, 5201, seq, 1, 1448, None, 128);
+            let f = tcp(
+                MAC_H1,
+                MAC_H2,
+                [10, 0, 0, 1],
+                [10, 0, 0, 2],
+                40000,
+                5201,
+                seq,
+                1,
+                1448,
+                None,
+                128,
+            );
             w.on_frame(t, None, sw, &f);
         }
         if step % 10 == 0 {
             let n = step / 10;
             if n % 2 == 0 {
-                w.on_frame(t, None, sw, &udp_with_id(7000, 1000, 40_000u16.wrapping_add(n as u16)));
+                w.on_frame(
+                    t,
+                    None,
+                    sw,
+                    &udp_with_id(7000, 1000, 40_000u16.wrapping_add(n as u16)),
+                );
                 w.on_frame(t, None, sw, &udp_with_id(7001, 1000, 0));
             }
         }
@@ -86,7 +112,11 @@ fn sequential_ids_give_the_true_rate_and_others_are_flagged() {
                 seen += 1;
                 assert_eq!(life.kind, EstimatorKind::Ipv4Id);
                 let err = (life.bytes_per_sec * 8.0 - 8e6).abs() / 8e6;
-                assert!(err < 0.01, "numbered UDP at {} b/s", life.bytes_per_sec * 8.0);
+                assert!(
+                    err < 0.01,
+                    "numbered UDP at {} b/s",
+                    life.bytes_per_sec * 8.0
+                );
                 let cur = f.current(&params).unwrap();
                 assert_eq!(cur.kind, EstimatorKind::Ipv4Id);
                 assert!(!cur.kind.low_confidence());

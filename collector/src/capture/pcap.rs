@@ -152,9 +152,10 @@ impl PcapReplay {
                             };
                             if iface.ethernet {
                                 let raw = (epb.ts_high as u64) << 32 | epb.ts_low as u64;
-                                let ts_ns = scale_timestamp(raw, iface.tsresol).saturating_add_signed(
-                                    iface.tsoffset_s.saturating_mul(1_000_000_000),
-                                );
+                                let ts_ns = scale_timestamp(raw, iface.tsresol)
+                                    .saturating_add_signed(
+                                        iface.tsoffset_s.saturating_mul(1_000_000_000),
+                                    );
                                 Some((ts_ns, epb.origlen, epb.packet_data()))
                             } else {
                                 read.non_ethernet += 1;

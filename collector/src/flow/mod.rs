@@ -278,6 +278,12 @@ impl<'a> FlowView<'a> {
         None
     }
 
+    /// Mean rate over the sampled lifetime from sampled bytes x the sampling ratio, whatever
+    /// estimator the flow uses (replay output, for comparison).
+    pub fn sampled_bytes_lifetime_rate(&self) -> Option<f64> {
+        self.cold.bytes.lifetime_rate()
+    }
+
     /// Mean rate over the flow's whole sampled lifetime (replay output).
     pub fn lifetime(&self, params: &WindowParams) -> RateEstimate {
         let seq = self.seq();

@@ -181,6 +181,15 @@ put_anon() { "${INSW[@]}" curl -s -o /dev/null -w '%{http_code}' -X PUT -H 'Cont
   || fail "config push refused"
 
 # --- traffic ------------------------------------------------------------------------------
+# The mirror link's samples are also written to a file (if tcpdump is there), to compare
+# offline what sampled bytes x the TCP-measured ratio would have said.
+TCPDUMP=""
+if command -v tcpdump >/dev/null; then
+  "${INSW[@]}" tcpdump -i "${P}rb" -s 128 -U -w "$D/mirror.pcap" 2>"$D/tcpdump.log" &
+  TCPDUMP=$!
+  PIDS+=("$TCPDUMP")
+  for _ in $(seq 50); do grep -q listening "$D/tcpdump.log" && break; sleep 0.1; done
+fi
 ip netns exec "${P}h3" iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
 PIDS+=("$!")
 ip netns exec "${P}h4" iperf3 -s -1 -p 5202 >/dev/null 2>&1 &
@@ -209,6 +218,10 @@ for _ in $(seq 50); do kill -0 "$COLLECTOR" 2>/dev/null || break; sleep 0.1; don
 kill -0 "$COLLECTOR" 2>/dev/null && fail "collector did not stop on SIGTERM"
 wait "$COLLECTOR" || fail "collector exited non-zero: $(tail -3 "$D/collector.log")"
 echo "export queue drops: $DROPS"
+if [ -n "$TCPDUMP" ]; then
+  kill -TERM "$TCPDUMP"; wait "$TCPDUMP" 2>/dev/null || true
+  "$BIN" replay --pcap "$D/mirror.pcap" 2>/dev/null | python3 "$HELPERS/compare_replay.py" 5202 || true
+fi
 
 if python3 "$HELPERS/evaluate_udp.py" "$D/events.jsonl" \
     "10.77.0.1,10.77.0.3,5201,$D/a.json" "10.77.0.2,10.77.0.4,5202,$D/u.json" 0.10; then

@@ -23,6 +23,7 @@ public final class FlowRecord {
     private final long lastSampleUs;
     private final String collector;
     private final long updatedMillis;
+    private final boolean lowConfidence;
 
     /**
      * Creates a record.
@@ -40,6 +41,27 @@ public final class FlowRecord {
     public FlowRecord(FlowKey flow, ConnectPoint port, MacAddress dstMac, double bytesPerSec,
                       RateEstimator estimator, long samples, long lastSampleUs, String collector,
                       long updatedMillis) {
+        this(flow, port, dstMac, bytesPerSec, estimator, samples, lastSampleUs, collector, updatedMillis, false);
+    }
+
+    /**
+     * Creates a record whose rate may be flagged low-confidence.
+     *
+     * @param flow          the flow
+     * @param port          switch and egress port
+     * @param dstMac        destination MAC seen in the samples
+     * @param bytesPerSec   latest rate estimate
+     * @param estimator     how the rate was estimated
+     * @param samples       samples behind the estimate
+     * @param lastSampleUs  capture time of the newest sample, µs since epoch (collector clock)
+     * @param collector     collector that reported it
+     * @param updatedMillis controller time the report was applied, ms since epoch
+     * @param lowConfidence the collector flagged the rate low-confidence ({@link FlowRateEvent#lowConfidence()})
+     */
+    public FlowRecord(FlowKey flow, ConnectPoint port, MacAddress dstMac, double bytesPerSec,
+                      RateEstimator estimator, long samples, long lastSampleUs, String collector,
+                      long updatedMillis, boolean lowConfidence) {
+        this.lowConfidence = lowConfidence;
         this.flow = checkNotNull(flow, "flow");
         this.port = checkNotNull(port, "port");
         this.dstMac = checkNotNull(dstMac, "dstMac");
@@ -61,7 +83,8 @@ public final class FlowRecord {
      */
     public static FlowRecord of(FlowRateEvent event, String collector, long updatedMillis) {
         return new FlowRecord(event.flow(), event.port(), event.dstMac(), event.bytesPerSec(),
-                event.estimator(), event.samples(), event.lastSampleUs(), collector, updatedMillis);
+                event.estimator(), event.samples(), event.lastSampleUs(), collector, updatedMillis,
+                event.lowConfidence());
     }
 
     public FlowKey flow() {
@@ -89,6 +112,17 @@ public final class FlowRecord {
         return Math.round(bytesPerSec * 8);
     }
 
+    /**
+     * The bits per second this flow adds to a port's load as TE acts on it: 0 for a
+     * low-confidence rate, which must not by itself make a port congested or a flow the one
+     * to move (a drop-tail mirror inflates sampled-bytes rates of smooth flows).
+     *
+     * @return bits per second, or 0 when low-confidence
+     */
+    public long actionableBitsPerSec() {
+        return lowConfidence ? 0 : bitsPerSec();
+    }
+
     public RateEstimator estimator() {
         return estimator;
     }
@@ -109,6 +143,15 @@ public final class FlowRecord {
         return updatedMillis;
     }
 
+    /**
+     * Whether the rate is low-confidence: not to be acted on alone.
+     *
+     * @return true if the collector flagged it
+     */
+    public boolean lowConfidence() {
+        return lowConfidence;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -121,13 +164,13 @@ public final class FlowRecord {
         return Double.compare(bytesPerSec, r.bytesPerSec) == 0 && samples == r.samples
                 && lastSampleUs == r.lastSampleUs && updatedMillis == r.updatedMillis
                 && flow.equals(r.flow) && port.equals(r.port) && dstMac.equals(r.dstMac)
-                && estimator == r.estimator && collector.equals(r.collector);
+                && estimator == r.estimator && collector.equals(r.collector) && lowConfidence == r.lowConfidence;
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(flow, port, dstMac, bytesPerSec, estimator, samples, lastSampleUs, collector,
-                updatedMillis);
+                updatedMillis, lowConfidence);
     }
 
     @Override

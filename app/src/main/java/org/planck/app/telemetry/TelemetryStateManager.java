@@ -226,7 +226,7 @@ public class TelemetryStateManager
             // Adopt whatever the cluster already holds.
             Set<ConnectPoint> touched = new HashSet<>();
             flows.entrySet().forEach(e -> ledger.place(e.getKey(), e.getValue().port(),
-                    e.getValue().bitsPerSec(), touched));
+                    e.getValue().actionableBitsPerSec(), touched));
             notices.keySet().forEach(cp -> tracker.onCollector(cp, true, CongestionSource.COLLECTOR, 0));
         }
         flows.addListener(flowReplicaListener);
@@ -380,7 +380,7 @@ public class TelemetryStateManager
                 }
                 FlowRecord record = FlowRecord.of(f, batch.collector(), now);
                 flows.put(key, record);
-                ledger.place(key, cp, record.bitsPerSec(), touched);
+                ledger.place(key, cp, record.actionableBitsPerSec(), touched);
                 tally.flowsApplied++;
             } else {
                 PortCongestionNotice n = (PortCongestionNotice) e;
@@ -497,7 +497,7 @@ public class TelemetryStateManager
             Set<ConnectPoint> touched = new HashSet<>();
             FlowRecord current = flows.get(event.key());
             if (current != null) {
-                ledger.place(event.key(), current.port(), current.bitsPerSec(), touched);
+                ledger.place(event.key(), current.port(), current.actionableBitsPerSec(), touched);
             } else {
                 ledger.remove(event.key(), touched);
             }

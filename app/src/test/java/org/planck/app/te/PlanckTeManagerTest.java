@@ -109,6 +109,26 @@ public class PlanckTeManagerTest {
     }
 
     @Test
+    public void aLowConfidenceRateAloneMovesNothing() {
+        start(100, true, "PLANCK");
+        FlowKey a = flow(1);
+        FlowKey b = flow(2);
+        ConnectPoint up = uplink();
+        long now = System.currentTimeMillis() * 1000;
+        // 24% measured + 36% flagged low-confidence: over the 50% threshold only by the flagged rate.
+        bed.ingest(List.of(rate(a, up, RATE), new FlowRateEvent(b, up, dst.mac(), RATE * 1.5, 20, now - 1000, now,
+                RateEstimator.SAMPLED_BYTES, true)));
+        assertTrue(bed.reroutes.recent(10).isEmpty());
+        assertEquals(0, bed.flowRuleCount());
+        // The same rate, counted (not flagged): the port is over the threshold and b moves.
+        bed.ingest(List.of(new FlowRateEvent(b, up, dst.mac(), RATE * 1.5, 20, now - 500, now + 1,
+                RateEstimator.SAMPLED_BYTES, false)));
+        List<Reroute> log = bed.reroutes.recent(10);
+        assertEquals(1, log.size());
+        assertEquals(b, log.get(0).flow());
+    }
+
+    @Test
     public void collectorNoticeMovesFlowsOffTheCongestedPort() {
         start(100, true, "PLANCK");
         FlowKey a = flow(1);

@@ -198,7 +198,7 @@ public final class TeLoop {
     private void syncFlows() {
         Map<FlowKey, Double> rates = new HashMap<>();
         for (FlowRecord r : flowState.flows()) {
-            rates.merge(r.flow(), r.bytesPerSec(), Math::max);
+            rates.merge(r.flow(), actionableRate(r), Math::max);
         }
         Map<FlowKey, FlowPlacement> placed = routes.placements();
         for (Map.Entry<FlowKey, Double> e : rates.entrySet()) {
@@ -224,7 +224,7 @@ public final class TeLoop {
         for (FlowKey f : flows) {
             double rate = -1;
             for (FlowRecord r : flowState.flows(f)) {
-                rate = Math.max(rate, r.bytesPerSec());
+                rate = Math.max(rate, actionableRate(r));
             }
             if (rate < 0) {
                 load.remove(f);
@@ -332,15 +332,16 @@ public final class TeLoop {
         Map<FlowKey, FlowPlacement> placed = null;
         for (FlowRecord r : flowState.flowsOn(port)) {
             Optional<FlowPlacement> cur = load.placement(r.flow());
+            double rate = actionableRate(r);
             if (cur.isPresent()) {
-                if (cur.get().rateBytesPerSec() < r.bytesPerSec()) {
-                    load.updateRate(r.flow(), r.bytesPerSec());
+                if (cur.get().rateBytesPerSec() < rate) {
+                    load.updateRate(r.flow(), rate);
                 }
             } else {
                 if (placed == null) {
                     placed = routes.placements();
                 }
-                track(r.flow(), r.bytesPerSec(), placed.get(r.flow()));
+                track(r.flow(), rate, placed.get(r.flow()));
             }
         }
         List<FlowMove> moves = rerouter.relieve(port, utilisation, nanoClock.getAsLong());
@@ -463,6 +464,16 @@ public final class TeLoop {
      */
     public Set<ConnectPoint> congestedPorts() {
         return new HashSet<>(congested);
+    }
+
+    /**
+     * The rate the load view takes from a record: a low-confidence rate (sampled bytes x a
+     * ratio measured on other flows, which a drop-tail mirror inflates for smooth flows) counts
+     * as 0, so it never by itself puts a port over the threshold or makes its flow the one to move;
+     * a collector's congestion notice still counts, as measured.
+     */
+    private static double actionableRate(FlowRecord r) {
+        return r.lowConfidence() ? 0 : r.bytesPerSec();
     }
 
     private MacAddress shadowMac(MacAddress dst, int index) {
