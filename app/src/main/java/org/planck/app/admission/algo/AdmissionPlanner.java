@@ -3,6 +3,7 @@ package org.planck.app.admission.algo;
 import com.google.common.collect.ImmutableMap;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.DeviceId;
+import org.planck.api.admission.GuaranteeHop;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -90,13 +91,13 @@ public final class AdmissionPlanner {
      */
     public long fixedLatencyNanos(GuaranteePath path) {
         long sum = 0;
-        for (GuaranteePath.Hop h : path.hops()) {
+        for (GuaranteeHop h : path.hops()) {
             sum += models.apply(h.device()).serviceLatencyNanos() + transmissionNanos(h);
         }
         return sum;
     }
 
-    private long transmissionNanos(GuaranteePath.Hop h) {
+    private long transmissionNanos(GuaranteeHop h) {
         return ceilDiv((long) mtuBytes * 8 * NS, h.outCapacityBps());
     }
 
@@ -119,7 +120,8 @@ public final class AdmissionPlanner {
         }
         List<Entry> base = entries();
         List<GuaranteePath> order = new ArrayList<>(candidates);
-        order.sort(Comparator.comparingDouble(this::peakUtilisation));
+        Map<Integer, Double> load = reservedRates();
+        order.sort(Comparator.comparingDouble(p -> reservedLoad(p, load)));
         String first = null;
         for (GuaranteePath p : order) {
             Admitted a = new Admitted(demand, p);
@@ -194,13 +196,13 @@ public final class AdmissionPlanner {
      * @param burstBytes      its burst
      * @return empty if allowed, else why not
      */
-    public Optional<String> checkExtraTraffic(List<GuaranteePath.Hop> hops, long rateBytesPerSec, long burstBytes) {
+    public Optional<String> checkExtraTraffic(List<GuaranteeHop> hops, long rateBytesPerSec, long burstBytes) {
         checkArgument(rateBytesPerSec >= 0 && burstBytes >= 0, "rate and burst must be >= 0");
         if (admitted.isEmpty() || hops.isEmpty()) {
             return Optional.empty();
         }
         List<long[]> extra = new ArrayList<>();
-        for (GuaranteePath.Hop h : hops) {
+        for (GuaranteeHop h : hops) {
             int s = server(h);
             long o = servers.get(s).model.perPacketOverheadBytes();
             try {
@@ -214,20 +216,20 @@ public final class AdmissionPlanner {
         return Optional.ofNullable(r.rejection);
     }
 
-    private double peakUtilisation(GuaranteePath p) {
-        double peak = 0;
-        Map<Integer, Double> load = reservedRates();
-        for (GuaranteePath.Hop h : p.hops()) {
+    /** Sum of reserved fractions along the path: hops every candidate shares weigh alike. */
+    private double reservedLoad(GuaranteePath p, Map<Integer, Double> load) {
+        double sum = 0;
+        for (GuaranteeHop h : p.hops()) {
             int s = server(h);
-            peak = Math.max(peak, load.getOrDefault(s, 0.0) / servers.get(s).model.serviceRateBytesPerSec());
+            sum += load.getOrDefault(s, 0.0) / servers.get(s).model.serviceRateBytesPerSec();
         }
-        return peak;
+        return sum;
     }
 
     private Map<Integer, Double> reservedRates() {
         Map<Integer, Double> load = new HashMap<>();
         for (Admitted a : admitted.values()) {
-            for (GuaranteePath.Hop h : a.path.hops()) {
+            for (GuaranteeHop h : a.path.hops()) {
                 load.merge(server(h), (double) a.demand.rateBytesPerSec(), Double::sum);
             }
         }
@@ -243,7 +245,7 @@ public final class AdmissionPlanner {
     }
 
     private Entry entry(String id, Admitted a) {
-        List<GuaranteePath.Hop> hops = a.path.hops();
+        List<GuaranteeHop> hops = a.path.hops();
         int[] srv = new int[hops.size()];
         long[] fixed = new long[hops.size()];
         for (int i = 0; i < srv.length; i++) {
@@ -253,7 +255,7 @@ public final class AdmissionPlanner {
         return new Entry(id, a, srv, fixed);
     }
 
-    private int server(GuaranteePath.Hop h) {
+    private int server(GuaranteeHop h) {
         Object key = scope == Scope.SHARED_SWITCH ? h.device() : new ConnectPoint(h.device(), h.outPort());
         Integer id = serverIds.get(key);
         if (id == null) {

@@ -1,14 +1,12 @@
 package org.planck.app.admission.algo;
 
 import com.google.common.collect.ImmutableList;
-import org.onosproject.net.DeviceId;
-import org.onosproject.net.PortNumber;
+import org.planck.api.admission.GuaranteeHop;
 
 import java.util.List;
 import java.util.Objects;
 
 import static com.google.common.base.Preconditions.checkArgument;
-import static com.google.common.base.Preconditions.checkNotNull;
 
 /**
  * A shadow path as admission control sees it: its index toward the destination and its hops,
@@ -16,7 +14,7 @@ import static com.google.common.base.Preconditions.checkNotNull;
  */
 public final class GuaranteePath {
     private final int index;
-    private final List<Hop> hops;
+    private final List<GuaranteeHop> hops;
 
     /**
      * A path.
@@ -24,7 +22,7 @@ public final class GuaranteePath {
      * @param index shadow path index, >= 0
      * @param hops  switches in order, at least one
      */
-    public GuaranteePath(int index, List<Hop> hops) {
+    public GuaranteePath(int index, List<GuaranteeHop> hops) {
         checkArgument(index >= 0, "index must be >= 0");
         checkArgument(!hops.isEmpty(), "a path has at least one hop");
         this.index = index;
@@ -35,7 +33,7 @@ public final class GuaranteePath {
         return index;
     }
 
-    public List<Hop> hops() {
+    public List<GuaranteeHop> hops() {
         return hops;
     }
 
@@ -56,57 +54,5 @@ public final class GuaranteePath {
     @Override
     public String toString() {
         return "GuaranteePath{" + index + ": " + hops + "}";
-    }
-
-    /** One switch on a path and the port it sends the flow out of. */
-    public static final class Hop {
-        private final DeviceId device;
-        private final PortNumber outPort;
-        private final long outCapacityBps;
-
-        /**
-         * A hop.
-         *
-         * @param device         switch
-         * @param outPort        egress port
-         * @param outCapacityBps egress port capacity, bits/s, > 0
-         */
-        public Hop(DeviceId device, PortNumber outPort, long outCapacityBps) {
-            this.device = checkNotNull(device, "device");
-            this.outPort = checkNotNull(outPort, "outPort");
-            checkArgument(outCapacityBps > 0, "capacity must be > 0");
-            this.outCapacityBps = outCapacityBps;
-        }
-
-        public DeviceId device() {
-            return device;
-        }
-
-        public PortNumber outPort() {
-            return outPort;
-        }
-
-        public long outCapacityBps() {
-            return outCapacityBps;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (!(o instanceof Hop)) {
-                return false;
-            }
-            Hop h = (Hop) o;
-            return device.equals(h.device) && outPort.equals(h.outPort) && outCapacityBps == h.outCapacityBps;
-        }
-
-        @Override
-        public int hashCode() {
-            return Objects.hash(device, outPort, outCapacityBps);
-        }
-
-        @Override
-        public String toString() {
-            return device + "/" + outPort;
-        }
     }
 }

@@ -2,6 +2,7 @@ package org.planck.app.admission.algo;
 
 import org.junit.Test;
 import org.onosproject.net.DeviceId;
+import org.planck.api.admission.GuaranteeHop;
 import org.onosproject.net.PortNumber;
 
 import java.util.ArrayList;
@@ -25,11 +26,11 @@ public class AdmissionPlannerTest {
     private static final long GBPS = 1_000_000_000L;
     private static final long SECOND = 1_000_000_000L;
 
-    private static GuaranteePath.Hop hop(DeviceId d, long port, long capacityBps) {
-        return new GuaranteePath.Hop(d, PortNumber.portNumber(port), capacityBps);
+    private static GuaranteeHop hop(DeviceId d, long port, long capacityBps) {
+        return GuaranteeHop.of(d, PortNumber.portNumber(port), capacityBps);
     }
 
-    private static GuaranteePath path(int index, GuaranteePath.Hop... hops) {
+    private static GuaranteePath path(int index, GuaranteeHop... hops) {
         return new GuaranteePath(index, List.of(hops));
     }
 
@@ -186,7 +187,7 @@ public class AdmissionPlannerTest {
                     0, Long.MAX_VALUE / 4_000_000_000L, 0, 0);
             AdmissionPlanner p = planner(m, AdmissionPlanner.Scope.SHARED_SWITCH);
             int hops = 1 + rnd.nextInt(5);
-            List<GuaranteePath.Hop> hs = new ArrayList<>();
+            List<GuaranteeHop> hs = new ArrayList<>();
             for (int h = 0; h < hops; h++) {
                 hs.add(hop(DeviceId.deviceId("of:" + (h + 1)), 1, 1_000_000_000L * (1 + rnd.nextInt(10))));
             }
@@ -197,7 +198,7 @@ public class AdmissionPlannerTest {
             Rational ns = Rational.of(SECOND);
             TokenBucket a = TokenBucket.of(r, b);
             Rational total = Rational.ZERO;
-            for (GuaranteePath.Hop h : hs) {
+            for (GuaranteeHop h : hs) {
                 Rational d = m.service().delayBound(a).orElseThrow()
                         .plus(Rational.of(1500L * 8, h.outCapacityBps()));
                 total = total.plus(d);

@@ -1,0 +1,116 @@
+package org.planck.app.admission;
+
+import org.onosproject.core.ApplicationId;
+import org.onosproject.net.flow.DefaultFlowRule;
+import org.onosproject.net.flow.DefaultTrafficTreatment;
+import org.onosproject.net.flow.FlowRule;
+import org.onosproject.net.flow.FlowRuleService;
+import org.onosproject.net.meter.Band;
+import org.onosproject.net.meter.DefaultBand;
+import org.onosproject.net.meter.DefaultMeterRequest;
+import org.onosproject.net.meter.Meter;
+import org.onosproject.net.meter.MeterId;
+import org.onosproject.net.meter.MeterRequest;
+import org.onosproject.net.meter.MeterService;
+import org.planck.api.admission.Guarantee;
+import org.planck.api.fabric.PlannedRule;
+import org.planck.api.fabric.ShadowPath;
+import org.planck.app.routing.ShadowFlowRules;
+import org.slf4j.Logger;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.slf4j.LoggerFactory.getLogger;
+
+/**
+ * Polices a guarantee's token bucket at its ingress switch: an OpenFlow meter (drop band) and a
+ * copy of the routing's ingress rule for the flow one priority higher that also applies the
+ * meter. Meter rate and burst are rounded down to whole kbit so the meter is never looser than
+ * the bucket the bound was computed for.
+ *
+ * <p>Fallback when the switch has no meters (the meter service refuses or returns nothing):
+ * the guarantee is marked {@link Guarantee.Policing#SENDER_SHAPED}; its bound then holds only
+ * while the sender shapes itself to the bucket, which the operator must ensure.</p>
+ */
+final class GuaranteeMeters {
+    private final Logger log = getLogger(getClass());
+    private final MeterService meterService;
+    private final FlowRuleService flowRuleService;
+    private final ApplicationId appId;
+    /** Rules installed on this node, by guarantee id (to remove them). */
+    private final Map<String, FlowRule> rules = new ConcurrentHashMap<>();
+    private final Map<String, MeterRequest> requests = new ConcurrentHashMap<>();
+
+    GuaranteeMeters(MeterService meterService, FlowRuleService flowRuleService, ApplicationId appId) {
+        this.meterService = meterService;
+        this.flowRuleService = flowRuleService;
+        this.appId = appId;
+    }
+
+    /**
+     * Meters a guarantee on its path's ingress switch.
+     *
+     * @param g    the admitted guarantee
+     * @param path its shadow path
+     * @return the guarantee with its policing set
+     */
+    Guarantee police(Guarantee g, ShadowPath path) {
+        long kbps = g.request().rateBytesPerSec() * 8 / 1000;
+        long burstKbit = g.request().burstBytes() * 8 / 1000;
+        if (kbps == 0 || burstKbit == 0) {
+            log.warn("{}: bucket below 1 kbit/s or 1 kbit, cannot be metered; sender must shape", g.id());
+            return g.withPolicing(Guarantee.Policing.SENDER_SHAPED, null);
+        }
+        MeterRequest.Builder b = DefaultMeterRequest.builder().forDevice(path.source()).fromApp(appId)
+                .withUnit(Meter.Unit.KB_PER_SEC).burst()
+                .withBands(List.of(DefaultBand.builder().ofType(Band.Type.DROP).withRate(kbps)
+                        .burstSize(burstKbit).build()));
+        Meter meter;
+        try {
+            meter = meterService.submit(b.add());
+        } catch (RuntimeException e) {
+            log.warn("{}: no meter on {} ({}); sender must shape", g.id(), path.source(), e.getMessage());
+            meter = null;
+        }
+        if (meter == null) {
+            return g.withPolicing(Guarantee.Policing.SENDER_SHAPED, null);
+        }
+        MeterId id = meter.id();
+        FlowRule rule = meteredIngress(g, path, id);
+        flowRuleService.applyFlowRules(rule);
+        rules.put(g.id(), rule);
+        requests.put(g.id(), b.remove());
+        return g.withPolicing(Guarantee.Policing.METER, id);
+    }
+
+    /** The routing's ingress rule for the flow (or host pair), metered, one priority above it. */
+    private FlowRule meteredIngress(Guarantee g, ShadowPath path, MeterId meter) {
+        PlannedRule planned = g.request().flow().isPresent()
+                ? PlannedRule.ingressFlow(path.source(), g.request().flow().get(), g.dst(), path.id(),
+                        path.shadowMac(), path.hops().get(0).outPort())
+                : PlannedRule.ingressHostPair(path.source(), g.src(), g.dst(), path.id(), path.shadowMac(),
+                        path.hops().get(0).outPort());
+        FlowRule base = ShadowFlowRules.flowRule(planned, appId, null);
+        return DefaultFlowRule.builder().forDevice(base.deviceId()).withSelector(base.selector())
+                .withTreatment(DefaultTrafficTreatment.builder(base.treatment()).meter(meter).build())
+                .withPriority(base.priority() + 1).fromApp(appId).makePermanent().build();
+    }
+
+    /**
+     * Removes a guarantee's metered rule and meter (if this node installed them).
+     *
+     * @param g the guarantee
+     */
+    void release(Guarantee g) {
+        FlowRule rule = rules.remove(g.id());
+        if (rule != null) {
+            flowRuleService.removeFlowRules(rule);
+        }
+        MeterRequest req = requests.remove(g.id());
+        if (req != null && g.meterId().isPresent()) {
+            meterService.withdraw(req, g.meterId().get());
+        }
+    }
+}
