@@ -14,6 +14,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.planck.api.FlowKey;
 import org.planck.api.ShadowRouteEvent;
 import org.planck.api.ShadowRouteListener;
@@ -22,6 +23,7 @@ import org.planck.api.config.PlanckConfigEvent;
 import org.planck.api.config.PlanckConfigListener;
 import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
+import org.planck.api.te.MoveGuard;
 import org.planck.api.te.Reroute;
 import org.planck.api.te.RerouteRejectedException;
 import org.planck.api.te.RerouteService;
@@ -40,6 +42,7 @@ import org.slf4j.Logger;
 import java.util.Dictionary;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -110,6 +113,10 @@ public class PlanckTeManager implements TeService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
 
+    /** Admission control, when running: asked before every move so no guarantee breaks. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    protected volatile MoveGuard moveGuard;
+
     /** Mode asked for by configuration, REST or CLI. */
     private volatile TeMode requested = TeMode.valueOf(TE_MODE_DEFAULT);
     /** Network config allows TE. */
@@ -140,6 +147,10 @@ public class PlanckTeManager implements TeService {
     protected void activate(ComponentContext context) {
         cfgService.registerProperties(getClass());
         loop = new TeLoop(routeService, flowStateService, rerouteService, metricsService::recordDecisionLatencyMicros);
+        loop.setMoveGuard((flow, src, dst, from, to, rate) -> {
+            MoveGuard g = moveGuard;
+            return g == null ? Optional.empty() : g.veto(flow, src, dst, from, to, rate);
+        });
         leadershipService.runForLeadership(LEADERSHIP_TOPIC);
         scheduler = Executors.newSingleThreadScheduledExecutor(groupedThreads("planck/te", "loop", log));
         readProperties(context == null ? null : context.getProperties());

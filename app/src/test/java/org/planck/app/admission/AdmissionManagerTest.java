@@ -59,6 +59,18 @@ public class AdmissionManagerTest {
     }
 
     static AdmissionManager manager(FabricTestBed bed, RecordingMeterService meters) {
+        return manager(bed, meters, MODEL);
+    }
+
+    /**
+     * An activated admission manager on a test bed's routes and storage.
+     *
+     * @param bed    the fabric
+     * @param meters meter service
+     * @param model  model of every switch
+     * @return the manager
+     */
+    public static AdmissionManager manager(FabricTestBed bed, RecordingMeterService meters, SwitchModel model) {
         AdmissionManager a = new AdmissionManager();
         FabricTestBed.set(a, "coreService", bed.core);
         FabricTestBed.set(a, "routeService", bed.routes);
@@ -68,7 +80,7 @@ public class AdmissionManagerTest {
         FabricTestBed.set(a, "cfgService", new ComponentConfigAdapter());
         injectEventDispatcher(a, bed.events);
         a.activate(null);
-        a.configure(MODEL, 1500, AdmissionPlanner.Scope.SHARED_SWITCH, 1000);
+        a.configure(model, 1500, AdmissionPlanner.Scope.SHARED_SWITCH, 1000);
         return a;
     }
 

@@ -16,7 +16,7 @@ import java.util.Set;
  * A meter service whose switches either support meters (a meter is created and recorded) or
  * do not (submit returns null, as ONOS does when no meter id can be allocated).
  */
-class RecordingMeterService extends MeterServiceAdapter {
+public class RecordingMeterService extends MeterServiceAdapter {
     final List<MeterRequest> submitted = new ArrayList<>();
     final List<MeterId> withdrawn = new ArrayList<>();
     final Set<DeviceId> withoutMeters = new HashSet<>();
