@@ -6,6 +6,7 @@ import org.onosproject.net.DeviceId;
 import org.planck.api.admission.GuaranteeHop;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -56,9 +57,17 @@ public final class AdmissionPlanner {
     private final Function<DeviceId, SwitchModel> models;
     private final Scope scope;
     private final int mtuBytes;
-    private final Map<String, Admitted> admitted = new LinkedHashMap<>();
+    private final Map<String, Entry> admitted = new LinkedHashMap<>();
     private final Map<Object, Integer> serverIds = new HashMap<>();
     private final List<Server> servers = new ArrayList<>();
+    /** Reserved token rate per server (for the least-loaded-first order), bytes/s. */
+    private double[] reserved = new double[16];
+    /**
+     * Per-server delays at the fixed point of the admitted set, or null after a release. Adding
+     * a flow only raises delays, so the next analysis starts here rather than from zero: the old
+     * fixed point is below the new least fixed point, which keeps the iteration sound.
+     */
+    private long[] warm = new long[0];
 
     /**
      * A planner with no flows admitted.
@@ -118,16 +127,16 @@ public final class AdmissionPlanner {
             return AdmissionVerdict.reject("max packet " + demand.maxPacketBytes() + " B exceeds the MTU "
                     + mtuBytes + " B");
         }
-        List<Entry> base = entries();
+        List<Entry> base = new ArrayList<>(admitted.values());
         List<GuaranteePath> order = new ArrayList<>(candidates);
-        Map<Integer, Double> load = reservedRates();
-        order.sort(Comparator.comparingDouble(p -> reservedLoad(p, load)));
+        order.sort(Comparator.comparingDouble(this::reservedLoad));
+        long[] start = startingDelays();
         String first = null;
         for (GuaranteePath p : order) {
             Admitted a = new Admitted(demand, p);
             List<Entry> all = new ArrayList<>(base);
             all.add(entry(null, a));
-            Analysis r = analyse(all, List.of());
+            Analysis r = analyse(all, List.of(), start);
             if (r.rejection == null) {
                 Map<String, Long> bounds = new LinkedHashMap<>();
                 for (int i = 0; i < base.size(); i++) {
@@ -152,7 +161,37 @@ public final class AdmissionPlanner {
      */
     public void admit(String id, FlowDemand demand, GuaranteePath path) {
         checkNotNull(id, "id");
-        admitted.put(id, new Admitted(checkNotNull(demand, "demand"), checkNotNull(path, "path")));
+        Entry e = entry(id, new Admitted(checkNotNull(demand, "demand"), checkNotNull(path, "path")));
+        Entry old = admitted.put(id, e);
+        if (old != null) {
+            unreserve(old);
+            warm = null;
+        }
+        for (int s : e.servers) {
+            if (s >= reserved.length) {
+                reserved = Arrays.copyOf(reserved, Math.max(s + 1, reserved.length * 2));
+            }
+            reserved[s] += demand.rateBytesPerSec();
+        }
+        if (warm != null) {
+            Analysis r = analyse(new ArrayList<>(admitted.values()), List.of(), startingDelays());
+            warm = r.rejection == null ? r.delays : null;
+        }
+    }
+
+    private void unreserve(Entry e) {
+        for (int s : e.servers) {
+            reserved[s] -= e.a.demand.rateBytesPerSec();
+        }
+    }
+
+    /** The warm-start delays (zeros if unknown), one per server. */
+    private long[] startingDelays() {
+        long[] d = new long[servers.size()];
+        if (warm != null) {
+            System.arraycopy(warm, 0, d, 0, Math.min(warm.length, d.length));
+        }
+        return d;
     }
 
     /**
@@ -162,7 +201,13 @@ public final class AdmissionPlanner {
      * @return true if it was admitted
      */
     public boolean release(String id) {
-        return admitted.remove(id) != null;
+        Entry e = admitted.remove(id);
+        if (e == null) {
+            return false;
+        }
+        unreserve(e);
+        warm = null; // delays may fall: a fixed point from above is not a bound
+        return true;
     }
 
     public int size() {
@@ -175,11 +220,12 @@ public final class AdmissionPlanner {
      * @return id to ns; empty if the admitted set is (no longer) schedulable, e.g. after a model change
      */
     public Map<String, Long> bounds() {
-        List<Entry> all = entries();
-        Analysis r = analyse(all, List.of());
+        List<Entry> all = new ArrayList<>(admitted.values());
+        Analysis r = analyse(all, List.of(), startingDelays());
         if (r.rejection != null) {
             return ImmutableMap.of();
         }
+        warm = r.delays;
         ImmutableMap.Builder<String, Long> b = ImmutableMap.builder();
         for (int i = 0; i < all.size(); i++) {
             b.put(all.get(i).id, r.bounds[i]);
@@ -212,36 +258,18 @@ public final class AdmissionPlanner {
                 return Optional.of("traffic too large to bound");
             }
         }
-        Analysis r = analyse(entries(), extra);
+        Analysis r = analyse(new ArrayList<>(admitted.values()), extra, startingDelays());
         return Optional.ofNullable(r.rejection);
     }
 
     /** Sum of reserved fractions along the path: hops every candidate shares weigh alike. */
-    private double reservedLoad(GuaranteePath p, Map<Integer, Double> load) {
+    private double reservedLoad(GuaranteePath p) {
         double sum = 0;
         for (GuaranteeHop h : p.hops()) {
             int s = server(h);
-            sum += load.getOrDefault(s, 0.0) / servers.get(s).model.serviceRateBytesPerSec();
+            sum += (s < reserved.length ? reserved[s] : 0) / servers.get(s).model.serviceRateBytesPerSec();
         }
         return sum;
-    }
-
-    private Map<Integer, Double> reservedRates() {
-        Map<Integer, Double> load = new HashMap<>();
-        for (Admitted a : admitted.values()) {
-            for (GuaranteeHop h : a.path.hops()) {
-                load.merge(server(h), (double) a.demand.rateBytesPerSec(), Double::sum);
-            }
-        }
-        return load;
-    }
-
-    private List<Entry> entries() {
-        List<Entry> l = new ArrayList<>(admitted.size() + 1);
-        for (Map.Entry<String, Admitted> e : admitted.entrySet()) {
-            l.add(entry(e.getKey(), e.getValue()));
-        }
-        return l;
     }
 
     private Entry entry(String id, Admitted a) {
@@ -279,15 +307,19 @@ public final class AdmissionPlanner {
         return -Math.floorDiv(-a, b);
     }
 
-    private Analysis analyse(List<Entry> flows, List<long[]> extra) {
+    private Analysis analyse(List<Entry> flows, List<long[]> extra, long[] start) {
         try {
-            return solve(flows, extra);
+            return solve(flows, extra, start);
         } catch (ArithmeticException e) {
             return new Analysis(null, "bound exceeds the representable range (" + e.getMessage() + ")");
         }
     }
 
-    private Analysis solve(List<Entry> flows, List<long[]> extra) {
+    /**
+     * Solves the burst/delay equations by monotone iteration from {@code start}, which must lie
+     * below the least fixed point (zeros, or the fixed point of a subset of these flows).
+     */
+    private Analysis solve(List<Entry> flows, List<long[]> extra, long[] start) {
         int n = servers.size();
         long[] rate = new long[n];
         long[] burst0 = new long[n];
@@ -316,7 +348,7 @@ public final class AdmissionPlanner {
                         + rate[s] + " B/s > service rate " + cap + " B/s");
             }
         }
-        long[] delay = new long[n];
+        long[] delay = Arrays.copyOf(start, n);
         long[] work = new long[n];
         long[] bounds = new long[flows.size()];
         for (int iter = 0; iter < MAX_ITERATIONS; iter++) {
@@ -374,7 +406,7 @@ public final class AdmissionPlanner {
                                 + " B > buffer " + m.maxBacklogBytes() + " B");
                     }
                 }
-                return new Analysis(bounds, null);
+                return new Analysis(bounds, delay, null);
             }
         }
         return new Analysis(null, "delay bounds did not converge in " + MAX_ITERATIONS + " iterations");
@@ -416,11 +448,17 @@ public final class AdmissionPlanner {
 
     private static final class Analysis {
         final long[] bounds;
+        final long[] delays;
         final String rejection;
 
-        Analysis(long[] bounds, String rejection) {
+        Analysis(long[] bounds, long[] delays, String rejection) {
             this.bounds = bounds;
+            this.delays = delays;
             this.rejection = rejection;
+        }
+
+        Analysis(Object none, String rejection) {
+            this(null, null, rejection);
         }
     }
 }

@@ -176,6 +176,43 @@ public class AdmissionPlannerTest {
     }
 
     /**
+     * Warm starts (each admission starts from the previous fixed point) reach exactly the bounds
+     * a cold solve from zero delays reaches, here with flows in both directions over a ring of
+     * switches (cyclic dependencies).
+     */
+    @Test
+    public void warmStartReachesTheSameFixedPointAsACold() {
+        Random rnd = new Random(7);
+        DeviceId[] ring = new DeviceId[6];
+        for (int i = 0; i < ring.length; i++) {
+            ring[i] = DeviceId.deviceId("of:" + (10 + i));
+        }
+        SwitchModel m = new SwitchModel(50_000_000, 20_000, 100, Long.MAX_VALUE / 4_000_000_000L, 1_000_000, 3000);
+        AdmissionPlanner warm = planner(m, AdmissionPlanner.Scope.SHARED_SWITCH);
+        AdmissionPlanner cold = planner(m, AdmissionPlanner.Scope.SHARED_SWITCH);
+        for (int f = 0; f < 40; f++) {
+            int from = rnd.nextInt(ring.length);
+            int len = 2 + rnd.nextInt(3);
+            int dir = rnd.nextBoolean() ? 1 : ring.length - 1;
+            List<GuaranteeHop> hs = new ArrayList<>();
+            for (int h = 0; h < len; h++) {
+                hs.add(hop(ring[(from + h * dir) % ring.length], 1 + dir % 2, GBPS));
+            }
+            FlowDemand d = new FlowDemand(100_000 + rnd.nextInt(400_000), 1500 + rnd.nextInt(5000), 64, 1500,
+                    Long.MAX_VALUE / 4);
+            GuaranteePath gp = new GuaranteePath(0, hs);
+            assertTrue(warm.evaluate(d, List.of(gp)).admitted());
+            warm.admit("f" + f, d, gp);
+            cold.admit("f" + f, d, gp);
+        }
+        cold.admit("x", demand(1, 64, SECOND), path(0, hop(S1, 1, GBPS)));
+        cold.release("x"); // forgets the warm start: the next solve starts from zero delays
+        Map<String, Long> fromZero = cold.bounds();
+        assertEquals(40, fromZero.size());
+        assertEquals(fromZero, warm.bounds());
+    }
+
+    /**
      * Random feed-forward tandems: the planner's bound is the exact hop-by-hop rational bound,
      * rounded up by less than one nanosecond per hop.
      */
