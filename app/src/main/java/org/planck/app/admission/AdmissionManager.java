@@ -45,8 +45,12 @@ import org.planck.app.admission.algo.AdmissionVerdict;
 import org.planck.app.admission.algo.FlowDemand;
 import org.planck.app.admission.algo.GuaranteePath;
 import org.planck.app.admission.algo.SwitchModel;
+import org.planck.app.admission.algo.SwitchModelJson;
 import org.slf4j.Logger;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Dictionary;
@@ -78,6 +82,7 @@ import static org.slf4j.LoggerFactory.getLogger;
  */
 @Component(immediate = true, service = {AdmissionService.class, MoveGuard.class},
         property = {
+                MODEL_FILE + "=" + MODEL_FILE_DEFAULT,
                 SERVICE_RATE + ":Long=" + SERVICE_RATE_DEFAULT,
                 SERVICE_LATENCY + ":Long=" + SERVICE_LATENCY_DEFAULT,
                 PACKET_OVERHEAD + ":Long=" + PACKET_OVERHEAD_DEFAULT,
@@ -120,6 +125,8 @@ public class AdmissionManager extends AbstractListenerManager<GuaranteeEvent, Gu
     private AtomicIdGenerator ids;
     private GuaranteeMeters meters;
 
+    /** Switch model file from the switch benchmark; empty to use the properties. */
+    private String switchModelFile = MODEL_FILE_DEFAULT;
     /** Shared service rate R of every switch, work bytes/s. */
     private long serviceRateBytesPerSec = SERVICE_RATE_DEFAULT;
     /** Shared service latency T of every switch, µs. */
@@ -197,6 +204,15 @@ public class AdmissionManager extends AbstractListenerManager<GuaranteeEvent, Gu
             String s = Tools.get(props, SCOPE);
             AdmissionPlanner.Scope sc = s == null ? scope : AdmissionPlanner.Scope.valueOf(s.trim());
             long burst = longProperty(props, MOVE_BURST, teMoveBurstMicros);
+            String file = Tools.get(props, MODEL_FILE);
+            if (file != null && !file.isBlank()) {
+                try {
+                    m = SwitchModelJson.parse(Files.readString(Path.of(file.trim())), m);
+                } catch (IOException e) {
+                    throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage());
+                }
+                switchModelFile = file.trim();
+            }
             if (mtu <= 0 || burst < 0) {
                 throw new IllegalArgumentException("mtu must be > 0 and move burst >= 0");
             }

@@ -9,6 +9,13 @@ public final class OsgiPropertyConstants {
     private OsgiPropertyConstants() {
     }
 
+    /**
+     * Switch model written by loko/switch_bench.py; overrides R, T and the per-packet cost
+     * (empty: use the properties below).
+     */
+    public static final String MODEL_FILE = "switchModelFile";
+    public static final String MODEL_FILE_DEFAULT = "";
+
     /** Shared service rate R of every switch, work bytes/s. */
     public static final String SERVICE_RATE = "serviceRateBytesPerSec";
     public static final long SERVICE_RATE_DEFAULT = 50_000_000L;

@@ -251,4 +251,39 @@ public class AdmissionManagerTest {
         assertTrue(adm.veto(y, mac(2), mac(1), via.index(), away.index(), 8_000_000).isEmpty());
         assertEquals(2, adm.counters().movesVetoed());
     }
+
+    @Test
+    public void switchModelFileFromTheBenchmarkSetsTheModel() throws Exception {
+        java.nio.file.Path f = java.nio.file.Files.createTempFile("switch-model", ".json");
+        try {
+            // 1.5 MB/s: one 1 MB/s flow fits, a second does not.
+            java.nio.file.Files.writeString(f, "{\"serviceRateBytesPerSec\": 1500000, \"serviceLatencyMicros\": 50,"
+                    + " \"perPacketOverheadBytes\": 0, \"margin\": 0.2}");
+            java.util.Hashtable<String, Object> props = new java.util.Hashtable<>();
+            props.put("switchModelFile", f.toString());
+            adm.modified(new org.onlab.osgi.ComponentContextAdapter() {
+                @Override
+                @SuppressWarnings("rawtypes")
+                public java.util.Dictionary getProperties() {
+                    return props;
+                }
+            });
+            adm.admit(request(flow(0, 1, 1), 1_000_000, 3000, 100 * MS));
+            expectRejected(request(flow(0, 1, 2), 1_000_000, 3000, 100 * MS),
+                    AdmissionRejectedException.Reason.NO_CAPACITY, "over capacity");
+            // A file that is not a model leaves the model in force.
+            java.nio.file.Files.writeString(f, "{\"serviceRateBytesPerSec\": -3}");
+            adm.modified(new org.onlab.osgi.ComponentContextAdapter() {
+                @Override
+                @SuppressWarnings("rawtypes")
+                public java.util.Dictionary getProperties() {
+                    return props;
+                }
+            });
+            expectRejected(request(flow(0, 1, 3), 1_000_000, 3000, 100 * MS),
+                    AdmissionRejectedException.Reason.NO_CAPACITY, "over capacity");
+        } finally {
+            java.nio.file.Files.deleteIfExists(f);
+        }
+    }
 }
