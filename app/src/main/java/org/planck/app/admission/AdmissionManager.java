@@ -410,7 +410,8 @@ public class AdmissionManager extends AbstractListenerManager<GuaranteeEvent, Gu
         Guarantee g = v.value();
         bumpGeneration();
         g.request().flow().ifPresent(routeService::removeFlow);
-        meters.release(g);
+        routeService.paths(g.src(), g.dst()).stream().filter(p -> p.index() == g.pathIndex()).findFirst()
+                .ifPresent(p -> meters.release(g, p));
         return g;
     }
 

@@ -19,8 +19,6 @@ import org.planck.app.routing.ShadowFlowRules;
 import org.slf4j.Logger;
 
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static org.slf4j.LoggerFactory.getLogger;
 
@@ -39,9 +37,6 @@ final class GuaranteeMeters {
     private final MeterService meterService;
     private final FlowRuleService flowRuleService;
     private final ApplicationId appId;
-    /** Rules installed on this node, by guarantee id (to remove them). */
-    private final Map<String, FlowRule> rules = new ConcurrentHashMap<>();
-    private final Map<String, MeterRequest> requests = new ConcurrentHashMap<>();
 
     GuaranteeMeters(MeterService meterService, FlowRuleService flowRuleService, ApplicationId appId) {
         this.meterService = meterService;
@@ -57,16 +52,11 @@ final class GuaranteeMeters {
      * @return the guarantee with its policing set
      */
     Guarantee police(Guarantee g, ShadowPath path) {
-        long kbps = g.request().rateBytesPerSec() * 8 / 1000;
-        long burstKbit = g.request().burstBytes() * 8 / 1000;
-        if (kbps == 0 || burstKbit == 0) {
+        MeterRequest.Builder b = request(g, path);
+        if (b == null) {
             log.warn("{}: bucket below 1 kbit/s or 1 kbit, cannot be metered; sender must shape", g.id());
             return g.withPolicing(Guarantee.Policing.SENDER_SHAPED, null);
         }
-        MeterRequest.Builder b = DefaultMeterRequest.builder().forDevice(path.source()).fromApp(appId)
-                .withUnit(Meter.Unit.KB_PER_SEC).burst()
-                .withBands(List.of(DefaultBand.builder().ofType(Band.Type.DROP).withRate(kbps)
-                        .burstSize(burstKbit).build()));
         Meter meter;
         try {
             meter = meterService.submit(b.add());
@@ -77,12 +67,21 @@ final class GuaranteeMeters {
         if (meter == null) {
             return g.withPolicing(Guarantee.Policing.SENDER_SHAPED, null);
         }
-        MeterId id = meter.id();
-        FlowRule rule = meteredIngress(g, path, id);
-        flowRuleService.applyFlowRules(rule);
-        rules.put(g.id(), rule);
-        requests.put(g.id(), b.remove());
-        return g.withPolicing(Guarantee.Policing.METER, id);
+        flowRuleService.applyFlowRules(meteredIngress(g, path, meter.id()));
+        return g.withPolicing(Guarantee.Policing.METER, meter.id());
+    }
+
+    /** The meter of a guarantee (rounded down to whole kbit), or null if it rounds to nothing. */
+    private MeterRequest.Builder request(Guarantee g, ShadowPath path) {
+        long kbps = g.request().rateBytesPerSec() * 8 / 1000;
+        long burstKbit = g.request().burstBytes() * 8 / 1000;
+        if (kbps == 0 || burstKbit == 0) {
+            return null;
+        }
+        return DefaultMeterRequest.builder().forDevice(path.source()).fromApp(appId)
+                .withUnit(Meter.Unit.KB_PER_SEC).burst()
+                .withBands(List.of(DefaultBand.builder().ofType(Band.Type.DROP).withRate(kbps)
+                        .burstSize(burstKbit).build()));
     }
 
     /** The routing's ingress rule for the flow (or host pair), metered, one priority above it. */
@@ -99,18 +98,21 @@ final class GuaranteeMeters {
     }
 
     /**
-     * Removes a guarantee's metered rule and meter (if this node installed them).
+     * Removes a guarantee's metered rule and meter. Both are rebuilt from the guarantee, so any
+     * node can remove what another node installed.
      *
-     * @param g the guarantee
+     * @param g    the guarantee
+     * @param path its shadow path in the plan in force
      */
-    void release(Guarantee g) {
-        FlowRule rule = rules.remove(g.id());
-        if (rule != null) {
-            flowRuleService.removeFlowRules(rule);
+    void release(Guarantee g, ShadowPath path) {
+        if (g.policing() != Guarantee.Policing.METER || g.meterId().isEmpty()) {
+            return;
         }
-        MeterRequest req = requests.remove(g.id());
-        if (req != null && g.meterId().isPresent()) {
-            meterService.withdraw(req, g.meterId().get());
+        MeterId id = g.meterId().get();
+        flowRuleService.removeFlowRules(meteredIngress(g, path, id));
+        MeterRequest.Builder b = request(g, path);
+        if (b != null) {
+            meterService.withdraw(b.remove(), id);
         }
     }
 }

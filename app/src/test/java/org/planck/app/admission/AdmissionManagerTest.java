@@ -71,10 +71,15 @@ public class AdmissionManagerTest {
      * @return the manager
      */
     public static AdmissionManager manager(FabricTestBed bed, RecordingMeterService meters, SwitchModel model) {
+        return manager(bed, bed.storage, meters, model);
+    }
+
+    static AdmissionManager manager(FabricTestBed bed, org.onosproject.store.service.StorageService storage,
+                                    RecordingMeterService meters, SwitchModel model) {
         AdmissionManager a = new AdmissionManager();
         FabricTestBed.set(a, "coreService", bed.core);
         FabricTestBed.set(a, "routeService", bed.routes);
-        FabricTestBed.set(a, "storageService", bed.storage);
+        FabricTestBed.set(a, "storageService", storage);
         FabricTestBed.set(a, "meterService", meters);
         FabricTestBed.set(a, "flowRuleService", bed.flowRules);
         FabricTestBed.set(a, "cfgService", new ComponentConfigAdapter());
@@ -284,6 +289,45 @@ public class AdmissionManagerTest {
                     AdmissionRejectedException.Reason.NO_CAPACITY, "over capacity");
         } finally {
             java.nio.file.Files.deleteIfExists(f);
+        }
+    }
+
+    /**
+     * Two admission components on one shared store stand for two cluster nodes: each counts the
+     * guarantees the other admitted, and a removal on one frees the capacity on the other.
+     */
+    @Test
+    public void nodesShareGuaranteesThroughTheStore() throws Exception {
+        SharedTestStorage shared = new SharedTestStorage();
+        AdmissionManager nodeA = manager(bed, shared, new RecordingMeterService(), MODEL);
+        AdmissionManager nodeB = manager(bed, shared, new RecordingMeterService(), MODEL);
+        try {
+            Guarantee g = nodeA.admit(request(flow(0, 1, 1), 1_000_000, 3000, 10 * MS));
+            assertEquals(List.of(g), nodeB.guarantees());
+            assertEquals(nodeA.currentBounds(), nodeB.currentBounds());
+            // On B, a flow that fits alone but would push A's guarantee past its deadline.
+            long tight = g.boundNanos();
+            Guarantee t = nodeA.admit(request(flow(0, 1, 2), 1_000_000, 3000, 10 * MS));
+            assertTrue(nodeA.remove(t.id()));
+            assertTrue(nodeA.remove(g.id()));
+            g = nodeA.admit(request(flow(0, 1, 1), 1_000_000, 3000, tight));
+            try {
+                nodeB.admit(request(flow(0, 1, 3), 1_000_000, 3000, 10 * MS));
+                fail("node B broke node A's guarantee");
+            } catch (AdmissionRejectedException e) {
+                assertEquals(AdmissionRejectedException.Reason.NO_CAPACITY, e.getMessage().contains(g.id())
+                        ? e.reason() : null);
+            }
+            // Ids are unique across nodes; B removing A's guarantee frees the capacity for A.
+            assertTrue(meteredRule(FatTreeFabric.edgeId(0, 0)).isPresent());
+            assertTrue(nodeB.remove(g.id()));
+            assertTrue(nodeA.guarantees().isEmpty());
+            assertTrue("B removed A's metered rule", meteredRule(FatTreeFabric.edgeId(0, 0)).isEmpty());
+            Guarantee again = nodeA.admit(request(flow(0, 1, 3), 1_000_000, 3000, 10 * MS));
+            assertFalse(again.id().equals(g.id()));
+        } finally {
+            FabricTestBed.call(nodeA, "deactivate");
+            FabricTestBed.call(nodeB, "deactivate");
         }
     }
 }
