@@ -223,7 +223,7 @@ def percentile(sorted_vals, q):
     return sorted_vals[k]
 
 
-def run_one(lab, run_id, k, size, pps, duration, burst, first=0):
+def run_one(lab, run_id, k, size, pps, duration, burst, first=0, deadline_ns=None):
     """k sender->receiver pairs at once, each at pps packets/s of `size` bytes."""
     me = os.path.abspath(__file__)
     recvs, sends, outs = [], [], []
@@ -254,6 +254,7 @@ def run_one(lab, run_id, k, size, pps, duration, burst, first=0):
     received = 0
     sock_drops = 0
     lat = []
+    per_flow_max = []
     for p, out in zip(recvs, outs):
         o, _ = p.communicate(timeout=duration + 30)
         r = json.loads(o.strip().splitlines()[-1])
@@ -262,6 +263,7 @@ def run_one(lab, run_id, k, size, pps, duration, burst, first=0):
         a = array.array("q")
         with open(out, "rb") as f:
             a.frombytes(f.read())
+        per_flow_max.append(max(a) if a else None)
         lat.extend(a)
         os.unlink(out)
     lat.sort()
@@ -269,7 +271,12 @@ def run_one(lab, run_id, k, size, pps, duration, burst, first=0):
     into = sum(after[2 * i + 1][0] - before[2 * i + 1][0] for i in range(first, first + k))
     out_of = sum(after[2 * i + 2][1] - before[2 * i + 2][1] for i in range(first, first + k))
     wire = max(size, MIN_FRAME)
+    over = None
+    if deadline_ns is not None:
+        import bisect
+        over = len(lat) - bisect.bisect_right(lat, deadline_ns)
     return {
+        "perFlowMaxNs": per_flow_max, "overDeadline": over,
         "switchRx": into, "switchTx": out_of, "switchLost": into - out_of, "receiverSocketDrops": sock_drops,
         "ports": k, "sizeBytes": wire, "offeredPpsPerPort": pps, "burstPackets": burst,
         "durationSec": duration, "sent": sent, "senderLocalDrops": local, "received": received,
@@ -423,6 +430,68 @@ def role_run(a):
         sys.exit("model does not cover %d observations" % model["observationsAboveBound"])
 
 
+def admit(model, scope, ports, size, burst, pps, deadline_ns, tx_ns):
+    """Loko's single-switch check (AdmissionPlanner's per-hop rule for one hop): admit identical
+    flows, one per port pair, while every admitted flow's bound T + (sum of work bursts)/R + tx
+    stays within the deadline and the work rate within R. SHARED counts every flow on the
+    switch; PER_PORT only the flow's own port (the independent-port assumption)."""
+    rate_w = pps * (size + model["perPacketOverheadBytes"])
+    burst_w = burst * (size + model["perPacketOverheadBytes"])
+    R = model["serviceRateBytesPerSec"]
+    T = model["serviceLatencyMicros"] * 1000
+    n = 0
+    bound = None
+    for k in range(1, ports + 1):
+        share = k if scope == "SHARED_SWITCH" else 1
+        b = T + -(-share * burst_w * 1_000_000_000 // R) + tx_ns
+        if share * rate_w > R or b > deadline_ns:
+            break
+        n, bound = k, b
+    return n, bound
+
+
+def role_validate(a):
+    if os.geteuid() != 0:
+        sys.exit("switch_bench: must run as root")
+    with open(a.model) as f:
+        model = json.load(f)
+    size = max(a.size, MIN_FRAME)
+    tx_ns = -(-1500 * 8 * 1_000_000_000 // 10_000_000_000)
+    # Each flow as fast as one port may go under the model, so the independent-port assumption
+    # fills every port while the shared model admits what the switch can take.
+    pps = int(0.95 * model["serviceRateBytesPerSec"] / (size + model["perPacketOverheadBytes"]))
+    deadline_ns = a.deadline_us * 1000
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("switch_bench: terminated"))
+    random.seed(a.seed)
+    lab = Lab(a.ports)
+    results = []
+    try:
+        lab.start()
+        lab.warm_up()
+        for scope in ("SHARED_SWITCH", "PER_PORT"):
+            n, bound = admit(model, scope, a.ports, size, a.burst, pps, deadline_ns, tx_ns)
+            if n == 0:
+                log("%s admits nothing at %d pps per flow" % (scope, pps))
+                continue
+            duration = max(2.0, a.packets / (n * pps))
+            log("%s: %d flow(s) of %d pps, %d B, burst %d, bound %.1f us, deadline %d us, %.0f s" % (
+                scope, n, pps, size, a.burst, bound / 1e3, a.deadline_us, duration))
+            r = run_one(lab, 2_000_000 + len(results), n, size, pps, duration, a.burst, deadline_ns=deadline_ns)
+            r.update({"scope": scope, "admittedFlows": n, "boundNs": bound, "deadlineNs": deadline_ns,
+                      "violations": r["overDeadline"] + r["switchLost"],
+                      "maxOverBound": [None if m is None else m / bound for m in r["perFlowMaxNs"]]})
+            results.append(r)
+            log("  sent %d, switch lost %d, over deadline %d, receiver socket drops %d, max/bound per flow %s" % (
+                r["sent"], r["switchLost"], r["overDeadline"], r["receiverSocketDrops"],
+                ["%.3f" % x for x in r["maxOverBound"] if x is not None]))
+    finally:
+        lab.stop()
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "validation.json"), "w") as f:
+        json.dump({"model": model, "args": vars(a), "loadavg": os.getloadavg(), "runs": results}, f, indent=1)
+    log("wrote %s/validation.json" % a.out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="role", required=True)
@@ -435,6 +504,15 @@ def main():
     r.add_argument("--margin", type=float, default=0.2, help="R scaled by 1-margin, T by 1+margin")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--out", default="docs/results/loko")
+    v = sub.add_parser("validate", help="admit flows under a model and drive them through OVS")
+    v.add_argument("--model", required=True, help="switch-model.json")
+    v.add_argument("--ports", type=int, default=3)
+    v.add_argument("--size", type=int, default=64)
+    v.add_argument("--burst", type=int, default=4)
+    v.add_argument("--deadline-us", type=int, required=True)
+    v.add_argument("--packets", type=int, default=1_000_000, help="packets per scope, at least")
+    v.add_argument("--seed", type=int, default=1)
+    v.add_argument("--out", default="docs/results/loko")
     for name in ("send", "recv"):
         p = sub.add_parser(name)
         p.add_argument("--ifname", required=True)
@@ -450,7 +528,7 @@ def main():
         else:
             p.add_argument("--out", required=True)
     a = ap.parse_args()
-    {"run": role_run, "send": role_send, "recv": role_recv}[a.role](a)
+    {"run": role_run, "validate": role_validate, "send": role_send, "recv": role_recv}[a.role](a)
 
 
 if __name__ == "__main__":
