@@ -1,6 +1,7 @@
 package org.planck.web;
 
 import org.onlab.rest.AbstractWebApplication;
+import org.planck.web.admission.GuaranteeResource;
 import org.planck.web.te.FlowRerouteResource;
 import org.planck.web.te.TeModeResource;
 import org.planck.web.telemetry.FlowsResource;
@@ -28,6 +29,7 @@ public class PlanckWebApplication extends AbstractWebApplication {
                 MetricsResource.class,
                 RerouteLogResource.class,
                 TeModeResource.class,
-                FlowRerouteResource.class);
+                FlowRerouteResource.class,
+                GuaranteeResource.class);
     }
 }

@@ -15,7 +15,9 @@ public class RerouteRejectedException extends Exception {
         /** The path index is not one of the flow's shadow paths. */
         PATH_OUT_OF_RANGE,
         /** Shadow routes are not in force (Planck not configured). */
-        NOT_ROUTED
+        NOT_ROUTED,
+        /** Admission control refused the move: the flow is guaranteed, or the move would break a guarantee. */
+        GUARANTEE_AT_RISK
     }
 
     private final Reason reason;

@@ -14,6 +14,7 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.planck.api.FlowKey;
 import org.planck.api.ShadowRouteEvent;
 import org.planck.api.ShadowRouteListener;
@@ -22,6 +23,7 @@ import org.planck.api.config.PlanckConfigEvent;
 import org.planck.api.config.PlanckConfigListener;
 import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
+import org.planck.api.te.MoveGuard;
 import org.planck.api.te.Reroute;
 import org.planck.api.te.RerouteRejectedException;
 import org.planck.api.te.RerouteService;
@@ -41,6 +43,7 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -111,6 +114,10 @@ public class PlanckTeManager implements TeService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
 
+    /** Admission control, when running: asked before every move so no guarantee breaks. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    protected volatile MoveGuard moveGuard;
+
     /**
      * Traffic-engineering mode asked for (by this property, REST or CLI): STATIC (hash placement
      * only), POLL (port counters) or PLANCK (telemetry); STATIC in force while netcfg teEnabled=false.
@@ -141,6 +148,10 @@ public class PlanckTeManager implements TeService {
     protected void activate(ComponentContext context) {
         cfgService.registerProperties(getClass());
         loop = new TeLoop(routeService, flowStateService, rerouteService, metricsService::recordDecisionLatencyMicros);
+        loop.setMoveGuard((flow, src, dst, from, to, rate) -> {
+            MoveGuard g = moveGuard;
+            return g == null ? Optional.empty() : g.veto(flow, src, dst, from, to, rate);
+        });
         leadershipService.runForLeadership(LEADERSHIP_TOPIC);
         scheduler = Executors.newSingleThreadScheduledExecutor(groupedThreads("planck/te", "loop", log));
         readProperties(context == null ? null : context.getProperties());

@@ -10,6 +10,7 @@ import org.planck.api.fabric.FlowPlacement;
 import org.planck.api.fabric.RoutingPlan;
 import org.planck.api.fabric.ShadowPathId;
 import org.planck.api.fabric.ShadowTree;
+import org.planck.api.te.MoveGuard;
 import org.planck.api.te.PlanckRerouteEvent;
 import org.planck.api.te.Reroute;
 import org.planck.api.te.RerouteRejectedException;
@@ -75,6 +76,8 @@ public final class TeLoop {
     private FabricLoad load;
     private CongestionRerouter rerouter;
     /** Ports marked congested; re-marked when the load view is rebuilt for a new plan. */
+    /** Consulted before every move (admission control keeps guarantees safe); allows all by default. */
+    private volatile MoveGuard guard = MoveGuard.ALLOW_ALL;
     private final Set<ConnectPoint> congested = new HashSet<>();
     /**
      * Utilisation reported with a congestion that was marked but not yet acted on (this node was
@@ -153,6 +156,15 @@ public final class TeLoop {
      */
     public TeMode mode() {
         return mode;
+    }
+
+    /**
+     * Sets what is asked before each move (automatic or manual).
+     *
+     * @param moveGuard the guard; {@link MoveGuard#ALLOW_ALL} to allow every move
+     */
+    public void setMoveGuard(MoveGuard moveGuard) {
+        this.guard = checkNotNull(moveGuard, "moveGuard");
     }
 
     /**
@@ -352,6 +364,13 @@ public final class TeLoop {
         for (FlowMove m : moves) {
             MacAddress src = m.from().src();
             MacAddress dst = m.from().dst();
+            Optional<String> veto = guard.veto(m.flow(), src, dst, m.fromIndex(), m.toIndex(),
+                    m.from().rateBytesPerSec());
+            if (veto.isPresent()) {
+                log.debug("Move of {} to path {} vetoed: {}", m.flow(), m.toIndex(), veto.get());
+                load.place(m.flow(), m.from());
+                continue;
+            }
             try {
                 routes.placeFlow(m.flow(), src, dst, m.toIndex());
             } catch (IllegalArgumentException | IllegalStateException e) {
@@ -519,6 +538,11 @@ public final class TeLoop {
         } catch (IllegalArgumentException e) {
             throw new RerouteRejectedException(PATH_OUT_OF_RANGE, "path " + pathIndex + " out of range for "
                     + flow + " (" + paths + " paths toward its destination): " + e.getMessage());
+        }
+        Optional<String> veto = guard.veto(flow, from.src(), from.dst(), from.pathIndex(), pathIndex,
+                from.rateBytesPerSec());
+        if (veto.isPresent()) {
+            throw new RerouteRejectedException(RerouteRejectedException.Reason.GUARANTEE_AT_RISK, veto.get());
         }
         routes.placeFlow(flow, from.src(), from.dst(), pathIndex);
         load.place(flow, from.withPathIndex(pathIndex));

@@ -1,0 +1,4 @@
+/**
+ * CLI of admission control: planck-guarantee add|list|remove.
+ */
+package org.planck.cli.admission;
