@@ -156,10 +156,12 @@ mod tests {
             rec.record(p, enc.encode(0, p, 1, v));
         }
         exact.sort_by(f64::total_cmp);
+        // KLL bounds rank error (about 1.65 % at k = 200), the codec adds a 4.6 % value step.
         for q in [0.5, 0.9, 0.99] {
-            let truth = exact[(q * exact.len() as f64) as usize];
             let est = rec.quantile(1, q).unwrap();
-            assert!((est / truth - 1.0).abs() < 0.08, "q{q}: {est} vs {truth}");
+            let lo = exact.partition_point(|&v| v < est / 1.05) as f64 / exact.len() as f64;
+            let hi = exact.partition_point(|&v| v <= est * 1.05) as f64 / exact.len() as f64;
+            assert!(lo - 0.025 <= q && q <= hi + 0.025, "q{q}: estimate {est} has rank {lo}..{hi}");
         }
         assert!(rec.memory_bytes(1) < 4096, "{}", rec.memory_bytes(1));
     }

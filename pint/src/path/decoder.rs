@@ -77,11 +77,18 @@ pub struct DecoderLimits {
     pub max_pending: usize,
     /// Largest number of joint combinations enumerated for one packet.
     pub enumeration_limit: u64,
+    /// None: a hop is decoded as soon as one candidate is left, which is exact when
+    /// every switch id is in the universe and the path stays fixed while decoding.
+    /// Some(s): a hop is decoded only once packets in which it was the only unknown
+    /// hop carried log2(universe) + s bits about it (joint inference narrows, but
+    /// only such packets count as evidence, each once), so if that precondition is broken (an unknown switch, a path
+    /// change mid-trace) a wrong hop is decoded with probability about 2^-s.
+    pub confirm_bits: Option<f64>,
 }
 
 impl Default for DecoderLimits {
     fn default() -> Self {
-        DecoderLimits { max_pending: 2048, enumeration_limit: 20_000 }
+        DecoderLimits { max_pending: 2048, enumeration_limit: 20_000, confirm_bits: None }
     }
 }
 
@@ -115,6 +122,7 @@ pub struct PathDecoder {
     scratch: Vec<Vec<u64>>,
     support: Vec<Vec<bool>>,
     next_joint_attempt: f64,
+    evidence: Vec<f64>,
 }
 
 impl PathDecoder {
@@ -146,6 +154,7 @@ impl PathDecoder {
             scratch: Vec::new(),
             support: Vec::new(),
             next_joint_attempt: 0.0,
+            evidence: vec![0.0; hops as usize],
         })
     }
 
@@ -160,6 +169,7 @@ impl PathDecoder {
         self.pending.clear();
         self.packets = 0;
         self.next_joint_attempt = 0.0;
+        self.evidence.iter_mut().for_each(|e| *e = 0.0);
         self.status = TraceStatus::Decoding;
     }
 
@@ -326,6 +336,7 @@ impl PathDecoder {
                         .filter(|&c| value_digest(pkey, keys[c as usize], q) == residual)
                         .collect(),
                 };
+                self.evidence[h] += f64::from(q);
                 self.restrict(h, kept);
                 false
             }
@@ -368,6 +379,7 @@ impl PathDecoder {
         for (l, &h) in hops.iter().enumerate() {
             let list = self.candidates[h].as_deref().unwrap_or(&self.universe.all);
             if self.support[l].iter().all(|&s| s) {
+                self.maybe_decide(h);
                 continue;
             }
             let kept: Vec<u32> =
@@ -463,14 +475,11 @@ impl PathDecoder {
             let chosen: Vec<u32> = sol.iter().enumerate().map(|(l, &c)| lists[l][c]).collect();
             drop(search);
             for (l, &h) in order.iter().enumerate() {
-                let v = chosen[l];
-                self.candidates[h] = Some(vec![v]);
-                self.decided[h] = v;
-                self.undecided &= !(1u64 << h);
+                self.candidates[h] = Some(vec![chosen[l]]);
                 self.clock += 1;
                 self.changed_at[h] = self.clock;
+                self.maybe_decide(h);
             }
-            self.pending.clear();
         } else if search.solutions == 0 && search.budget > 0 {
             self.conflict();
         }
@@ -495,15 +504,33 @@ impl PathDecoder {
             return;
         }
         if kept.len() >= current {
+            self.maybe_decide(h);
             return;
         }
         self.clock += 1;
         self.changed_at[h] = self.clock;
-        if kept.len() == 1 {
-            self.decided[h] = kept[0];
-            self.undecided &= !(1u64 << h);
-        }
         self.candidates[h] = Some(kept);
+        self.maybe_decide(h);
+    }
+
+    /// Decode a hop left with one candidate once the evidence rule allows it.
+    fn maybe_decide(&mut self, h: usize) {
+        if self.undecided & (1u64 << h) == 0 {
+            return;
+        }
+        let Some(c) = &self.candidates[h] else { return };
+        if c.len() != 1 {
+            return;
+        }
+        if let Some(s) = self.limits.confirm_bits {
+            if self.evidence[h] < (self.universe.len() as f64).log2() + s {
+                return;
+            }
+        }
+        self.decided[h] = c[0];
+        self.undecided &= !(1u64 << h);
+        self.clock += 1;
+        self.changed_at[h] = self.clock;
     }
 
     fn conflict(&mut self) {
