@@ -123,6 +123,10 @@ pub struct PathDecoder {
     support: Vec<Vec<bool>>,
     next_joint_attempt: f64,
     evidence: Vec<f64>,
+    stamps: Vec<u32>,
+    hits: Vec<u32>,
+    epoch: u32,
+    decided_keys: Vec<Vec<u64>>,
 }
 
 impl PathDecoder {
@@ -155,6 +159,10 @@ impl PathDecoder {
             support: Vec::new(),
             next_joint_attempt: 0.0,
             evidence: vec![0.0; hops as usize],
+            stamps: Vec::new(),
+            hits: Vec::new(),
+            epoch: 0,
+            decided_keys: Vec::new(),
         })
     }
 
@@ -220,6 +228,9 @@ impl PathDecoder {
             return self.status;
         }
         self.packets += 1;
+        if self.status == TraceStatus::Decoded {
+            return self.check_decoded(packet_id, digest);
+        }
         let q = self.scheme.bits_per_instance;
         let field = self.scheme.field_mask();
         for i in 0..self.scheme.instances.len() {
@@ -255,6 +266,37 @@ impl PathDecoder {
         if self.undecided == 0 && self.status == TraceStatus::Decoding {
             self.status = TraceStatus::Decoded;
             self.pending.clear();
+            self.decided_keys = self
+                .universe
+                .keys
+                .iter()
+                .map(|k| self.decided.iter().map(|&d| k[d as usize]).collect())
+                .collect();
+        }
+        self.status
+    }
+
+    /// Steady state: the path is known, so a digest only has to match it. The value
+    /// keys of the decoded hops are cached, so this is a few hashes per digest.
+    fn check_decoded(&mut self, packet_id: u64, digest: u64) -> TraceStatus {
+        let q = self.scheme.bits_per_instance;
+        let field = self.scheme.field_mask();
+        for i in 0..self.scheme.instances.len() {
+            let pkey = packet_key(self.scheme.instances[i].seed, packet_id);
+            let mut mask = match self.scheme.action_for_key(i, pkey, self.hops) {
+                Action::Wrote(h) => 1u64 << (h - 1),
+                Action::Xored(m) => m,
+            };
+            let keys = &self.decided_keys[i];
+            let mut expect = 0u64;
+            while mask != 0 {
+                expect ^= value_digest(pkey, keys[mask.trailing_zeros() as usize], q);
+                mask &= mask - 1;
+            }
+            if expect != (digest >> (i as u32 * q)) & field {
+                self.conflict();
+                return self.status;
+            }
         }
         self.status
     }
@@ -348,23 +390,29 @@ impl PathDecoder {
         }
     }
 
-    /// Joint narrowing of a few unknown hops when their combinations are few.
+    /// Joint narrowing of a few unknown hops when their combinations are few: the
+    /// hops other than the largest list are enumerated, and the digest the largest
+    /// one would need is looked up in a table of its digests (q <= 12 bits), so the
+    /// cost is the product of the smaller lists plus the largest list's length.
     fn enumerate(&mut self, o: &Observation) {
         let n = self.universe.len() as u64;
-        let mut product = 1u64;
-        let mut m = o.unknown;
-        while m != 0 {
-            let h = m.trailing_zeros() as usize;
-            product = product
-                .saturating_mul(self.candidates[h].as_ref().map_or(n, |c| c.len() as u64));
-            if product > self.enumeration_limit() {
-                return;
-            }
-            m &= m - 1;
-        }
         let q = self.scheme.bits_per_instance;
+        let mut hops: Vec<usize> = bits(o.unknown).collect();
+        let size = |h: usize| self.candidates[h].as_ref().map_or(n, |c| c.len() as u64);
+        hops.sort_by_key(|&h| size(h));
+        let table = q <= 12;
+        let rest: u64 = if table {
+            hops[..hops.len() - 1].iter().fold(1u64, |p, &h| p.saturating_mul(size(h)))
+        } else {
+            hops.iter().fold(1u64, |p, &h| p.saturating_mul(size(h)))
+        };
+        // A wrong candidate of the largest list survives with probability about
+        // 1 - exp(-rest / 2^q): past 2^q combinations of the others, little is ruled out.
+        let useful = if table { rest <= 1u64 << q } else { true };
+        if rest > self.enumeration_limit() || !useful {
+            return;
+        }
         let keys = &self.universe.keys[o.instance as usize];
-        let hops: Vec<usize> = bits(o.unknown).collect();
         self.scratch.resize_with(hops.len(), Vec::new);
         self.support.resize_with(hops.len(), Vec::new);
         for (l, &h) in hops.iter().enumerate() {
@@ -375,13 +423,45 @@ impl PathDecoder {
             self.support[l].resize(list.len(), false);
         }
         let mut choice = vec![0usize; hops.len()];
-        search(&self.scratch, &mut self.support, &mut choice, 0, 0, o.residual);
+        if table {
+            let last = hops.len() - 1;
+            if self.stamps.len() < (1usize << q) {
+                self.stamps = vec![0; 1usize << q];
+                self.hits = vec![0; 1usize << q];
+                self.epoch = 0;
+            }
+            self.epoch = self.epoch.wrapping_add(1);
+            if self.epoch == 0 {
+                self.stamps.iter_mut().for_each(|s| *s = 0);
+                self.hits.iter_mut().for_each(|s| *s = 0);
+                self.epoch = 1;
+            }
+            for &d in &self.scratch[last] {
+                self.stamps[d as usize] = self.epoch;
+            }
+            let mut lookup = TableLookup {
+                digests: &self.scratch,
+                support: &mut self.support,
+                choice: &mut choice,
+                stamps: &self.stamps,
+                hits: &mut self.hits,
+                epoch: self.epoch,
+                target: o.residual,
+            };
+            lookup.run(0, 0);
+            let epoch = self.epoch;
+            for (c, &d) in self.scratch[last].iter().enumerate() {
+                self.support[last][c] = self.hits[d as usize] == epoch;
+            }
+        } else {
+            search(&self.scratch, &mut self.support, &mut choice, 0, 0, o.residual);
+        }
         for (l, &h) in hops.iter().enumerate() {
-            let list = self.candidates[h].as_deref().unwrap_or(&self.universe.all);
             if self.support[l].iter().all(|&s| s) {
                 self.maybe_decide(h);
                 continue;
             }
+            let list = self.candidates[h].as_deref().unwrap_or(&self.universe.all);
             let kept: Vec<u32> =
                 list.iter().zip(&self.support[l]).filter(|(_, s)| **s).map(|(&c, _)| c).collect();
             self.restrict(h, kept);
@@ -536,6 +616,38 @@ impl PathDecoder {
     fn conflict(&mut self) {
         self.conflicts += 1;
         self.status = TraceStatus::Inconsistent;
+    }
+}
+
+/// Enumeration of all levels but the last, which is matched through a digest table.
+struct TableLookup<'a> {
+    digests: &'a [Vec<u64>],
+    support: &'a mut [Vec<bool>],
+    choice: &'a mut [usize],
+    stamps: &'a [u32],
+    hits: &'a mut [u32],
+    epoch: u32,
+    target: u64,
+}
+
+impl TableLookup<'_> {
+    fn run(&mut self, level: usize, acc: u64) {
+        let last = self.digests.len() - 1;
+        if level == last {
+            let need = (acc ^ self.target) as usize;
+            if self.stamps[need] == self.epoch {
+                self.hits[need] = self.epoch;
+                for (l, &c) in self.choice[..last].iter().enumerate() {
+                    self.support[l][c] = true;
+                }
+            }
+            return;
+        }
+        for c in 0..self.digests[level].len() {
+            self.choice[level] = c;
+            let d = self.digests[level][c];
+            self.run(level + 1, acc ^ d);
+        }
     }
 }
 

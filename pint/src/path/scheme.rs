@@ -246,8 +246,14 @@ impl PathScheme {
     /// The sink's view: what instance `i` did to the packet on a `hops`-hop path.
     #[inline]
     pub fn action(&self, instance: usize, packet_id: u64, hops: u32) -> Action {
+        let pkey = packet_key(self.instances[instance].seed, packet_id);
+        self.action_for_key(instance, pkey, hops)
+    }
+
+    /// As `action`, from the instance's packet key (see `hash::packet_key`).
+    #[inline]
+    pub fn action_for_key(&self, instance: usize, pkey: u64, hops: u32) -> Action {
         let inst = &self.instances[instance];
-        let pkey = packet_key(inst.seed, packet_id);
         let layer = self.layer(inst, pkey);
         if layer == 0 {
             return Action::Wrote(reservoir_writer(pkey, hops, BASELINE_STREAM));
