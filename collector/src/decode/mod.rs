@@ -5,6 +5,7 @@
 //! capture, flow-state and export stages do not change.
 
 pub mod frame;
+pub mod pint;
 
 use std::net::IpAddr;
 
