@@ -199,13 +199,6 @@ impl PathDecoder {
     pub fn conflicts(&self) -> u64 {
         self.conflicts
     }
-    /// Hops no packet has narrowed yet, and total remaining candidates (diagnostics).
-    pub fn unconstrained_hops(&self) -> (usize, usize, usize) {
-        let none = self.candidates.iter().filter(|c| c.is_none()).count();
-        let total = self.candidates.iter().map(|c| c.as_ref().map_or(0, Vec::len)).sum();
-        (none, total, self.pending.len())
-    }
-
     pub fn decoded_hops(&self) -> u32 {
         self.hops - self.undecided.count_ones()
     }
