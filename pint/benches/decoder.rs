@@ -29,7 +29,7 @@ fn workload(budget: u32) -> Workload {
     let universe = Arc::new(Universe::new(&scheme, ids).unwrap());
     let mut flows = Vec::new();
     for f in 0..FLOWS as u64 {
-        let path: Vec<u32> = (0..HOPS as u64).map(|h| ((mix64(f << 8 | h) % 1024) as u32)).collect();
+        let path: Vec<u32> = (0..HOPS as u64).map(|h| (mix64(f << 8 | h) % 1024) as u32).collect();
         let enc: Vec<PathEncoder> = path.iter().map(|&s| PathEncoder::new(scheme.clone(), s)).collect();
         let mut dec =
             PathDecoder::new(scheme.clone(), universe.clone(), HOPS, DecoderLimits::default()).unwrap();
