@@ -371,5 +371,5 @@ fn notices_reach_the_controller_without_delayed_ack_stalls() {
     export_thread.join().unwrap();
     ms.sort_by(f64::total_cmp);
     let median = ms[ms.len() / 2];
-    assert!(median < 10.0, "median notice delivery {median:.2} ms");
+    assert!(median < 25.0, "median notice delivery {median:.2} ms: a delayed-ACK stall (~40 ms)");
 }

@@ -845,8 +845,8 @@ fn control_api_answers_are_not_held_by_delayed_acks() {
     let c = Client::new(&f);
     let median = keep_alive_median_ms(&format!("{}/v1/topology", c.base), 50);
     assert!(
-        median < 10.0,
-        "median answer {median:.1} ms: a delayed-ACK stall"
+        median < 25.0,
+        "median answer {median:.1} ms: a delayed-ACK stall (~40 ms)"
     );
     c.shutdown(f);
 }

@@ -6,6 +6,7 @@
 
 pub mod frame;
 pub mod int;
+pub mod pint;
 
 use std::net::IpAddr;
 

@@ -203,6 +203,6 @@ public class CollectorPusherTest {
             }
         }
         java.util.Arrays.sort(ms);
-        assertTrue("median push " + ms[ms.length / 2] + " ms: a delayed-ACK stall", ms[ms.length / 2] < 10);
+        assertTrue("median push " + ms[ms.length / 2] + " ms: a delayed-ACK stall (~40 ms)", ms[ms.length / 2] < 25);
     }
 }

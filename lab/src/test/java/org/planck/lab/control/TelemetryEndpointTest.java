@@ -96,7 +96,7 @@ public class TelemetryEndpointTest {
     public void malformedBatchesAre400WithReasonAndNothingApplied() throws Exception {
         String[] bad = {
             "{not json",
-            VALID.replace("\"version\":1", "\"version\":2"),
+            VALID.replace("\"version\":1", "\"version\":3"),
             VALID.replace("\"state\":\"CONGESTED\"", "\"state\":\"HOT\""),
             VALID.replace("\"port\":3", "\"port\":-3"),
             VALID.replace("\"seq\":1,", ""),
@@ -148,7 +148,7 @@ public class TelemetryEndpointTest {
                 + "\r\nContent-Length: " + body.length + "\r\n\r\n";
         byte[] request = (head + VALID).getBytes(StandardCharsets.UTF_8);
         double median = KeepAliveProbe.medianMs(endpoint.port(), request, 50);
-        assertTrue("median answer " + median + " ms: a delayed-ACK stall", median < 10);
+        assertTrue("median answer " + median + " ms: a delayed-ACK stall (~40 ms)", median < 25);
         assertEquals(51, applied.size());
     }
 }

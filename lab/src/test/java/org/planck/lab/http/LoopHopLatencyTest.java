@@ -40,7 +40,7 @@ public class LoopHopLatencyTest {
             EmulatorClient emu = new EmulatorClient(fabric.control());
             // The counters answer spans several segments.
             double median = medianMs(emu::counters);
-            assertTrue("median counters read " + median + " ms: a delayed-ACK stall", median < 10);
+            assertTrue("median counters read " + median + " ms: a delayed-ACK stall (~40 ms)", median < 25);
         }
     }
 
@@ -49,7 +49,7 @@ public class LoopHopLatencyTest {
         try (FakeCollector collector = new FakeCollector(1, "u", "p", 60_000)) {
             CollectorClient client = new CollectorClient(collector.control());
             double median = medianMs(() -> client.pushConfig(TeSettings.defaults()));
-            assertTrue("median config push " + median + " ms: a delayed-ACK stall", median < 10);
+            assertTrue("median config push " + median + " ms: a delayed-ACK stall (~40 ms)", median < 25);
         }
     }
 }
