@@ -8,7 +8,7 @@ use arc_swap::ArcSwap;
 
 use crate::capture::FrameMeta;
 use crate::capture::afpacket::DELIVERY_BATCH;
-use crate::decode::{DecodeError, Decoder, PacketSample, Record, Transport};
+use crate::decode::{DecodeError, Decoder, PacketSample, Transport};
 use crate::detect::{DetectionSettings, Transition};
 use crate::export::{CongestionState, Event, EventSink, FlowId, FlowRate, MacAddr, PortCongestion};
 use crate::flow::estimator::{SampleOutcome, SeqStep, WindowParams};
@@ -284,7 +284,7 @@ impl<D: Decoder> Worker<D> {
         f: &CapturedFrame<'_>,
     ) -> Result<(FlowKey, Transport, [u8; 6], u32), SampleKind> {
         match self.decoder.decode(f.data, f.vlan_hint) {
-            Ok(Record::Packet(p)) => self.key_of(&p, f.iface_switch),
+            Ok(p) => self.key_of(&p, f.iface_switch),
             Err(DecodeError::Malformed(_)) => Err(SampleKind::Malformed),
             Err(DecodeError::NotIp) => Err(SampleKind::NotIp),
         }

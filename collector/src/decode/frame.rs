@@ -7,7 +7,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use etherparse::{LaxNetSlice, LaxSlicedPacket, LinkSlice, TransportSlice, VlanSlice};
 
-use super::{DecodeError, Decoder, FiveTuple, PacketSample, Record, TcpSegment, Transport};
+use super::{DecodeError, Decoder, FiveTuple, PacketSample, TcpSegment, Transport};
 
 const IPPROTO_TCP: u8 = 6;
 const IPPROTO_UDP: u8 = 17;
@@ -17,8 +17,8 @@ pub struct MirroredFrameDecoder;
 
 impl Decoder for MirroredFrameDecoder {
     #[inline(always)]
-    fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<Record, DecodeError> {
-        decode_frame(frame, vlan_hint).map(Record::Packet)
+    fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample, DecodeError> {
+        decode_frame(frame, vlan_hint)
     }
 
     #[inline(always)]

@@ -1,8 +1,10 @@
-//! Decode stage: turns a captured frame into a typed record without copying.
+//! Decode stage: turns captured bytes into typed samples without copying.
 //!
-//! Every decoder produces a [`Record`]; the worker dispatches on the record kind. New
-//! sample formats (INT reports, PINT digests) add a decoder and a `Record` variant; the
-//! capture, flow-state and export stages do not change.
+//! One module per telemetry source: `frame` (mirrored data-plane frames, the Planck
+//! samples the capture workers decode into a [`PacketSample`]), `int` (INT telemetry
+//! reports, which arrive on UDP sockets and feed `inband`), `pint` (PINT digests carried in
+//! a sink's frames). Each source keeps its own pipeline from this stage on, so the mirrored
+//! frame path dispatches on nothing.
 
 pub mod frame;
 pub mod int;
@@ -100,13 +102,6 @@ pub struct PacketSample {
     pub ipv4_id: Option<u16>,
 }
 
-/// What a decoder extracted from one frame.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Record {
-    /// A mirrored data-plane packet (Planck sample).
-    Packet(PacketSample),
-}
-
 /// Why a frame was skipped. Each kind has its own counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {
@@ -128,7 +123,7 @@ impl std::fmt::Display for DecodeError {
 /// A decoder of captured frames. `vlan_hint` is the VLAN the capture layer already
 /// stripped from the frame (AF_PACKET reports it out of band), if any.
 pub trait Decoder {
-    fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<Record, DecodeError>;
+    fn decode(&self, frame: &[u8], vlan_hint: Option<u16>) -> Result<PacketSample, DecodeError>;
 
     /// Optional fast path for the decoder's most common frames, inlined into the
     /// worker's per-frame loop: the same packet sample [`Decoder::decode`] gives for
