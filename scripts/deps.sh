@@ -22,6 +22,11 @@ if ! command -v npm >/dev/null || ! command -v chromium >/dev/null; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends chromium $(command -v npm >/dev/null || echo nodejs npm) >/dev/null
 fi
+# The INT tests run scapy under the python3 on PATH, which may not be Debian's.
+if ! python3 -c 'import scapy' >/dev/null 2>&1; then
+    echo "deps: installing scapy for $(command -v python3)"
+    python3 -m pip install -q 'scapy==2.8.0' >/dev/null
+fi
 for tool in mvn cargo java; do
     command -v "$tool" >/dev/null || { echo "deps: $tool is required but not installed" >&2; exit 1; }
 done
