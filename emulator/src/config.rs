@@ -269,6 +269,9 @@ pub struct TransportConfig {
     pub ecn: bool,
     /// DCTCP's EWMA gain g.
     pub dctcp_g: f64,
+    /// DCTCP's alpha before the first window ends (Linux's dctcp_alpha_on_init
+    /// and ns-3's DctcpAlphaOnInit: 1, so the first marks halve the window).
+    pub dctcp_init_alpha: f64,
     /// pFabric: consecutive timeouts before falling back to a one-packet window.
     pub pfabric_probe_after: u32,
     /// Slot length in ns (from the emulation section, not configurable here).
@@ -305,6 +308,7 @@ impl Default for TransportConfig {
             ack_delay_slots: 4,
             ecn: true,
             dctcp_g: 1.0 / 16.0,
+            dctcp_init_alpha: 1.0,
             pfabric_probe_after: 5,
             slot_ns: 1200.0,
         }
@@ -602,6 +606,9 @@ impl Config {
         }
         if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
             return bad("transport.dctcp_g must be in (0, 1]".into());
+        }
+        if !(0.0..=1.0).contains(&t.dctcp_init_alpha) {
+            return bad("transport.dctcp_init_alpha must be in [0, 1]".into());
         }
         let ep = |id: u16, what: &str| -> Result<(), ConfigError> {
             if id as usize >= n {

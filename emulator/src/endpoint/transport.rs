@@ -126,6 +126,8 @@ pub struct FlowSender {
     peer_sacks: bool,
     /// In loss recovery until `acked` reaches `recovery_point`.
     in_recovery: bool,
+    /// The first retransmission of a recovery is still to go (it ignores the pipe).
+    rtx_exempt: bool,
     recovery_point: u32,
     /// DCTCP: EWMA of the marked fraction and the current observation window.
     pub alpha: f64,
@@ -181,8 +183,9 @@ impl FlowSender {
             retx_cursor: 0,
             peer_sacks: false,
             in_recovery: false,
+            rtx_exempt: false,
             recovery_point: 0,
-            alpha: 0.0,
+            alpha: cfg.dctcp_init_alpha,
             window_end: 0,
             window_acked: 0,
             window_marked: 0,
@@ -233,7 +236,8 @@ impl FlowSender {
             // SACK bookkeeping in use: count the pipe, and look for a lost
             // packet or new data to send. The first retransmission of a
             // recovery goes out whatever the pipe (RFC 6675 5 (3)).
-            if (self.pipe() as f64) >= wnd && !(self.in_recovery && self.retx.is_empty()) {
+            let open = (self.pipe() as f64) < wnd;
+            if !open && !self.rtx_exempt {
                 return false;
             }
             let end = self.lost_below.min(self.high_seq);
@@ -244,7 +248,7 @@ impl FlowSender {
                 }
                 s += 1;
             }
-            return self.next_seq < self.size;
+            return open && self.next_seq < self.size;
         }
         self.next_seq < self.size && ((self.next_seq - self.acked) as f64) < wnd
     }
@@ -267,6 +271,7 @@ impl FlowSender {
         {
             self.retx.insert(s);
             self.retransmits += 1;
+            self.rtx_exempt = false;
             return s;
         }
         let s = self.next_seq;
@@ -347,9 +352,10 @@ impl FlowSender {
         }
         if self.in_recovery {
             if self.acked >= self.recovery_point {
+                // The scoreboard stays: packets found lost (and perhaps
+                // retransmitted) above the recovery point are still so.
                 self.in_recovery = false;
-                self.lost_below = self.acked;
-                self.retx.clear();
+                self.rtx_exempt = false;
             } else {
                 // Partial ACK (RFC 6675 / NewReno): the window stays; without
                 // SACK blocks the next hole is the new cumulative point.
@@ -433,6 +439,7 @@ impl FlowSender {
         self.lost_below = mark;
         if !self.in_recovery {
             self.in_recovery = true;
+            self.rtx_exempt = true;
             self.recovery_point = self.high_seq;
             // Karn: the timed packet may be among those resent.
             self.rtt_probe = None;

@@ -107,6 +107,15 @@ fn sack_repairs_several_losses_in_one_window_without_a_timeout() {
 }
 
 #[test]
+fn a_retransmission_in_flight_when_recovery_ends_is_not_sent_again() {
+    // 39 is found lost and resent late in the recovery for 10 and 31;
+    // recovery ends while its retransmission is in flight.
+    let f = run_lossy(46, &[10, 31, 39], &cfg(TransportKind::Tcp), 20, 100_000);
+    assert!(f.finish.is_some());
+    assert_eq!((f.retransmits, f.timeouts), (3, 0));
+}
+
+#[test]
 fn newreno_without_sack_blocks_repairs_one_hole_per_round_trip() {
     // A receiver that sends no SACK blocks: three duplicate ACKs start
     // recovery and partial ACKs retransmit the next hole.
@@ -184,7 +193,7 @@ fn dctcp_alpha_follows_its_formula() {
     let c = cfg(TransportKind::Dctcp);
     let g = c.dctcp_g;
     let mut f = FlowSender::new(1, 0, 1, 1_000_000, 0, 0, &c);
-    let (mut alpha, mut window_end, mut bytes_acked, mut bytes_marked) = (0.0f64, 0u32, 0u32, 0u32);
+    let (mut alpha, mut window_end, mut bytes_acked, mut bytes_marked) = (c.dctcp_init_alpha, 0u32, 0u32, 0u32);
     let mut una = 0u32;
     let mut x = 12345u64;
     let mut windows = 0;
@@ -313,3 +322,4 @@ proptest! {
         }
     }
 }
+
