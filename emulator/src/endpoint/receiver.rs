@@ -25,12 +25,16 @@ pub struct DataOutcome {
     pub delivered: u32,
     /// ACK now (else a delayed-ACK timer should be armed).
     pub ack_now: bool,
+    /// The SACK block to report: this packet, if it is held above the
+    /// cumulative point (never one dropped for want of buffer).
+    pub sack: Option<u32>,
 }
 
 impl FlowReceiver {
     pub fn on_data(&mut self, seq: u32, fin: bool, ce: bool, cfg: &TransportConfig) -> DataOutcome {
         let before = self.expected;
         let mut out_of_order = false;
+        let mut sack = None;
         if seq == self.expected {
             self.expected += 1;
             if cfg.sack {
@@ -40,8 +44,9 @@ impl FlowReceiver {
             }
         } else if seq > self.expected {
             out_of_order = true;
-            if cfg.sack && self.held.len() < REASSEMBLY_PACKETS {
+            if cfg.sack && (self.held.contains(&seq) || self.held.len() < REASSEMBLY_PACKETS) {
                 self.held.insert(seq);
+                sack = Some(seq);
             }
         } else {
             out_of_order = true;
@@ -66,6 +71,7 @@ impl FlowReceiver {
         DataOutcome {
             delivered,
             ack_now: immediate,
+            sack,
         }
     }
 
@@ -99,6 +105,18 @@ mod tests {
         r.on_data(2, false, false, &g);
         assert_eq!(r.on_data(1, false, false, &g).delivered, 1);
         assert_eq!(r.expected, 2);
+    }
+
+    #[test]
+    fn a_packet_dropped_for_want_of_buffer_is_not_sacked() {
+        let c = TransportConfig::default();
+        let mut r = FlowReceiver::default();
+        for s in 1..=REASSEMBLY_PACKETS as u32 {
+            assert_eq!(r.on_data(s, false, false, &c).sack, Some(s));
+        }
+        let full = REASSEMBLY_PACKETS as u32 + 1;
+        assert_eq!(r.on_data(full, false, false, &c).sack, None);
+        assert_eq!(r.on_data(0, false, false, &c).delivered, full);
     }
 
     #[test]

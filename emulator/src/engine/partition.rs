@@ -572,8 +572,7 @@ impl<R: Router> Partition<R> {
             self.recv.remove(&pkt.flow);
         }
         if out.ack_now {
-            let sacked = (pkt.seq >= cum).then_some(pkt.seq);
-            self.send_ack(pkt, cum, sacked, t);
+            self.send_ack(pkt, cum, out.sack, t);
         } else {
             // Arm the delayed-ACK timer: a marker back to this endpoint.
             let marker = Packet {

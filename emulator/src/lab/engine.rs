@@ -163,6 +163,8 @@ const NO_RULE: u32 = u32::MAX;
 /// window the fabric's TCP opens on a 1 or 10 Gb/s path with its buffers.
 const REASSEMBLY_PACKETS: usize = 4096;
 const TIMER_INTERVAL: u64 = 8;
+/// In the ACK queue: the ACK carries no SACK block.
+const NO_SACK: u32 = u32::MAX;
 const FLUSH_INTERVAL: u64 = 8;
 
 struct Host {
@@ -470,7 +472,7 @@ impl FabricEngine {
                 && s.on_ack(
                     Ack {
                         cum,
-                        sacked: (seq >= cum).then_some(seq),
+                        sacked: (seq != NO_SACK && seq >= cum).then_some(seq),
                         ece: false,
                     },
                     t,
@@ -588,6 +590,9 @@ impl FabricEngine {
             self.held_out_of_order += 1;
         } else {
             self.reassembly_drops += 1;
+            // Not held, so not SACKed: report the cumulative point only.
+            self.acks.push_back((t + self.transport.ack_delay_slots as u64, pkt.flow, f.expected, NO_SACK));
+            return;
         }
         self.acks.push_back((
             t + self.transport.ack_delay_slots as u64,
