@@ -251,16 +251,47 @@ pub struct TransportConfig {
     pub kind: TransportKind,
     pub init_cwnd: u32,
     pub max_cwnd: u32,
-    /// Retransmission timeout in slots.
-    pub rto_slots: u32,
+    /// Floor of the retransmission timeout (RFC 6298 (2.4)), microseconds;
+    /// also the timer before the first RTT sample, and pFabric's fixed timer.
+    pub min_rto_us: f64,
+    /// Ceiling of the backed-off timeout, microseconds.
+    pub max_rto_us: f64,
+    /// SACK-based loss recovery (RFC 6675); false: go-back-N after three
+    /// duplicate ACKs, receivers keep no out-of-order data.
+    pub sack: bool,
+    /// Receivers ACK every second in-order packet (at once on anything out
+    /// of order, a FIN or a change of CE), or after `delayed_ack_us`.
+    pub delayed_ack: bool,
+    pub delayed_ack_us: f64,
     /// Delay of the (out-of-band) ACK path from receiver back to sender, in slots.
     pub ack_delay_slots: u32,
     /// Mark data packets ECN-capable (tcp only; dctcp always is).
     pub ecn: bool,
     /// DCTCP's EWMA gain g.
     pub dctcp_g: f64,
+    /// DCTCP's alpha before the first window ends (Linux's dctcp_alpha_on_init
+    /// and ns-3's DctcpAlphaOnInit: 1, so the first marks halve the window).
+    pub dctcp_init_alpha: f64,
     /// pFabric: consecutive timeouts before falling back to a one-packet window.
     pub pfabric_probe_after: u32,
+    /// Slot length in ns (from the emulation section, not configurable here).
+    #[serde(skip)]
+    pub slot_ns: f64,
+}
+
+impl TransportConfig {
+    pub fn us_to_slots(&self, us: f64) -> f64 {
+        (us * 1000.0 / self.slot_ns).round().max(1.0)
+    }
+    pub fn min_rto_slots(&self) -> f64 {
+        self.us_to_slots(self.min_rto_us)
+    }
+    pub fn max_rto_slots(&self) -> f64 {
+        self.us_to_slots(self.max_rto_us)
+    }
+    pub fn delayed_ack_slots(&self) -> u64 {
+        self.us_to_slots(self.delayed_ack_us).ceil() as u64
+    }
 }
 
 impl Default for TransportConfig {
@@ -269,11 +300,17 @@ impl Default for TransportConfig {
             kind: TransportKind::Tcp,
             init_cwnd: 10,
             max_cwnd: 10_000,
-            rto_slots: 400,
+            min_rto_us: 10_000.0,
+            max_rto_us: 1_000_000.0,
+            sack: true,
+            delayed_ack: false,
+            delayed_ack_us: 40.0,
             ack_delay_slots: 4,
             ecn: true,
             dctcp_g: 1.0 / 16.0,
+            dctcp_init_alpha: 1.0,
             pfabric_probe_after: 5,
+            slot_ns: 1200.0,
         }
     }
 }
@@ -439,6 +476,7 @@ impl Config {
                 msg: e.message().to_string() + &span_hint(&text, e.span()),
             })?
         };
+        cfg.transport.slot_ns = cfg.emulation.slot_ns();
         // Relative file paths are relative to the config file.
         let base = path.parent().unwrap_or(Path::new("."));
         if let TopologyConfig::Custom { file, .. } = &mut cfg.topology
@@ -560,13 +598,17 @@ impl Config {
         let t = &self.transport;
         if t.init_cwnd == 0
             || t.max_cwnd < t.init_cwnd
-            || t.rto_slots == 0
+            || !(t.min_rto_us > 0.0 && t.max_rto_us >= t.min_rto_us)
+            || !(t.delayed_ack_us > 0.0)
             || t.ack_delay_slots == 0
         {
-            return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, rto_slots >= 1, ack_delay_slots >= 1".into());
+            return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, 0 < min_rto_us <= max_rto_us, delayed_ack_us > 0, ack_delay_slots >= 1".into());
         }
         if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
             return bad("transport.dctcp_g must be in (0, 1]".into());
+        }
+        if !(0.0..=1.0).contains(&t.dctcp_init_alpha) {
+            return bad("transport.dctcp_init_alpha must be in [0, 1]".into());
         }
         let ep = |id: u16, what: &str| -> Result<(), ConfigError> {
             if id as usize >= n {

@@ -87,7 +87,10 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
     let plan = WorkloadPlan::build(&cfg.workload, &ctx)
         .map_err(|m| ConfigError::Invalid(format!("workload: {m}")))?;
     let shared = Arc::new(Shared {
-        transport: cfg.transport.clone(),
+        transport: crate::config::TransportConfig {
+            slot_ns: cfg.emulation.slot_ns(),
+            ..cfg.transport.clone()
+        },
         base_rate: (e.slot_gbps * 1000.0).round().max(1.0) as u32,
         sample_interval: e.sample_interval_slots,
         keep_series: cfg.output.queue_samples,
@@ -173,6 +176,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
                 normalized_fct: fct.map(|x| x / ideal),
                 retransmits: f.retransmits,
                 timeouts: f.timeouts,
+                rx_fct_us: fct.map(|x| (x - ack) * slot_us),
             });
         }
     }

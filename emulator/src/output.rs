@@ -27,6 +27,9 @@ pub struct FlowRecord {
     pub normalized_fct: Option<f64>,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// Start to the last byte at the receiver: `fct_us` minus the ACK delay
+    /// (ACKs are never delayed, and the last packet is ACKed at once).
+    pub rx_fct_us: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

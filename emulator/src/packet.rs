@@ -21,6 +21,10 @@ pub const ECE: u8 = 1 << 3;
 pub const FIN: u8 = 1 << 4;
 /// Open-loop packet: counted at the receiver but never acknowledged.
 pub const OPEN_LOOP: u8 = 1 << 5;
+/// A receiver's delayed-ACK timer, scheduled to itself as a marker.
+pub const DELAYED: u8 = 1 << 6;
+/// ACK carries a SACK block: the triggering packet's sequence in `data[0..4]`.
+pub const SACK: u8 = 1 << 7;
 
 /// One abstract packet (32 bytes, 8-aligned so copies are whole words). `src`/`dst` plus `flow` and `seq` are enough
 /// for the lab fabric to derive real addresses and TCP sequence numbers

@@ -244,7 +244,7 @@ fn web_search(scheme: &str, transport: &str, buffer: u32) -> planck_emu::output:
 fn pfabric_beats_droptail_on_small_flow_fct() {
     let pf = web_search(
         "kind = \"pfabric\"",
-        "kind = \"pfabric\"\ninit_cwnd = 12\nmax_cwnd = 12\nrto_slots = 40",
+        "kind = \"pfabric\"\ninit_cwnd = 12\nmax_cwnd = 12\nmin_rto_us = 48.0",
         36,
     );
     let dt = web_search("kind = \"droptail\"", "kind = \"tcp\"", 128);

@@ -1,6 +1,7 @@
 //! Built-in endpoints: flow generators, open-loop packet sources and the
 //! per-flow window transport, so experiments run without real hosts.
 
+pub mod receiver;
 pub mod sizes;
 pub mod transport;
 pub mod workload;

@@ -1,9 +1,93 @@
-//! Window-based transport per flow, in packets: slow start, AIMD, fast
-//! retransmit (go-back-N), retransmission timeouts, DCTCP's reaction to ECN
-//! echoes and pFabric's minimal rate control.
+//! Window-based transport per flow, in packets, as a TCP reference knows it:
+//! slow start and congestion avoidance (RFC 5681), an RTT estimator and
+//! retransmission timer with a floor and exponential backoff (RFC 6298),
+//! SACK-based loss recovery (RFC 6675, the default) or go-back-N when
+//! `sack = false`, DCTCP's reaction to ECN echoes (RFC 8257) and pFabric's
+//! minimal rate control.
+//!
+//! Sequence numbers count packets. ACKs are never lost (they travel out of
+//! band), so one SACK block per ACK (the packet that triggered it) gives the
+//! sender the complete scoreboard a real SACK sender rebuilds from its
+//! three or four most recent blocks.
+
+use std::collections::BTreeSet;
 
 use crate::config::{TransportConfig, TransportKind};
 use crate::packet::Slot;
+
+/// Duplicate ACKs (or SACKed packets above a hole) that declare it lost.
+const DUP_THRESH: usize = 3;
+
+/// What one ACK tells the sender.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ack {
+    /// Cumulative ACK: packets [0, cum) are delivered.
+    pub cum: u32,
+    /// The packet that triggered this ACK, if it arrived above `cum` (its
+    /// SACK block). `None` from receivers that report no SACK information.
+    pub sacked: Option<u32>,
+    /// ECN-Echo.
+    pub ece: bool,
+}
+
+impl Ack {
+    pub fn cumulative(cum: u32, ece: bool) -> Self {
+        Ack {
+            cum,
+            sacked: None,
+            ece,
+        }
+    }
+}
+
+/// RFC 6298 estimator state, in slots.
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    pub srtt: Option<f64>,
+    pub rttvar: f64,
+    /// Current timeout, backoff included.
+    pub rto: f64,
+    min_rto: f64,
+    max_rto: f64,
+}
+
+impl RttEstimator {
+    pub fn new(cfg: &TransportConfig) -> Self {
+        let min_rto = cfg.min_rto_slots();
+        RttEstimator {
+            srtt: None,
+            rttvar: 0.0,
+            // Before any sample the timer is the floor: in a data centre the
+            // handshake's RTT sample is far below it (RFC 6298's 1 s initial
+            // value is meant for paths of unknown length).
+            rto: min_rto,
+            min_rto,
+            max_rto: cfg.max_rto_slots().max(min_rto),
+        }
+    }
+
+    /// RFC 6298 (2.2)/(2.3) with alpha = 1/8, beta = 1/4, G = one slot; the
+    /// result replaces any backoff (5.7).
+    pub fn sample(&mut self, r: f64) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r);
+            }
+        }
+        let rto = self.srtt.unwrap() + (4.0 * self.rttvar).max(1.0);
+        self.rto = rto.clamp(self.min_rto, self.max_rto);
+    }
+
+    /// RFC 6298 (5.5): double the timer, up to the maximum.
+    pub fn back_off(&mut self) {
+        self.rto = (self.rto * 2.0).min(self.max_rto);
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct FlowSender {
@@ -14,7 +98,7 @@ pub struct FlowSender {
     pub class: u32,
     pub start: Slot,
     pub finish: Option<Slot>,
-    /// Next sequence to send.
+    /// Go-back-N: next sequence to send. SACK: next new sequence (= high_seq).
     pub next_seq: u32,
     /// Cumulative ACK: packets [0, acked) are delivered.
     pub acked: u32,
@@ -23,8 +107,28 @@ pub struct FlowSender {
     pub cwnd: f64,
     pub ssthresh: f64,
     dupacks: u32,
-    last_progress: Slot,
+    /// Slot the retransmission timer was (re)started.
+    timer_start: Slot,
     consecutive_timeouts: u32,
+    pub rtt: RttEstimator,
+    /// One timed packet per round trip (Karn: never a retransmitted one).
+    rtt_probe: Option<(u32, Slot)>,
+    /// SACK scoreboard: packets above `acked` the receiver holds.
+    sacked: BTreeSet<u32>,
+    /// Packets below this and not SACKed are lost (RFC 6675 IsLost, or
+    /// everything outstanding after a timeout).
+    lost_below: u32,
+    /// Lost packets retransmitted in the current recovery, not yet (S)ACKed.
+    retx: BTreeSet<u32>,
+    /// Lowest sequence that may still need a retransmission.
+    retx_cursor: u32,
+    /// The receiver has sent SACK blocks (else recovery is NewReno's).
+    peer_sacks: bool,
+    /// In loss recovery until `acked` reaches `recovery_point`.
+    in_recovery: bool,
+    /// The first retransmission of a recovery is still to go (it ignores the pipe).
+    rtx_exempt: bool,
+    recovery_point: u32,
     /// DCTCP: EWMA of the marked fraction and the current observation window.
     pub alpha: f64,
     window_end: u32,
@@ -69,9 +173,19 @@ impl FlowSender {
             cwnd: cfg.init_cwnd as f64,
             ssthresh: cfg.max_cwnd as f64,
             dupacks: 0,
-            last_progress: start,
+            timer_start: start,
             consecutive_timeouts: 0,
-            alpha: 0.0,
+            rtt: RttEstimator::new(cfg),
+            rtt_probe: None,
+            sacked: BTreeSet::new(),
+            lost_below: 0,
+            retx: BTreeSet::new(),
+            retx_cursor: 0,
+            peer_sacks: false,
+            in_recovery: false,
+            rtx_exempt: false,
+            recovery_point: 0,
+            alpha: cfg.dctcp_init_alpha,
             window_end: 0,
             window_acked: 0,
             window_marked: 0,
@@ -81,11 +195,62 @@ impl FlowSender {
         }
     }
 
+    fn sack_mode(cfg: &TransportConfig) -> bool {
+        cfg.sack && cfg.kind != TransportKind::Pfabric
+    }
+
+    /// Packets in flight as RFC 6675 counts them ("pipe"): sent, not
+    /// (S)ACKed, and not lost unless retransmitted.
+    pub fn pipe(&self) -> u32 {
+        let outstanding = self.high_seq - self.acked - self.sacked.len() as u32;
+        let lost_end = self.lost_below.min(self.high_seq);
+        let lost = if lost_end > self.acked {
+            lost_end - self.acked - self.sacked.range(..lost_end).count() as u32
+        } else {
+            0
+        };
+        // Without SACK blocks each duplicate ACK is a packet that left the
+        // network (NewReno's window inflation).
+        let left = if self.sacked.is_empty() { self.dupacks } else { 0 };
+        (outstanding - lost).saturating_sub(left) + self.retx.len() as u32
+    }
+
+    /// The next lost packet to retransmit (RFC 6675 NextSeg rule 1).
+    fn next_lost(&mut self) -> Option<u32> {
+        let mut s = self.retx_cursor.max(self.acked);
+        let end = self.lost_below.min(self.high_seq);
+        while s < end && (self.sacked.contains(&s) || self.retx.contains(&s)) {
+            s += 1;
+        }
+        self.retx_cursor = s;
+        (s < end).then_some(s)
+    }
+
     #[inline]
     pub fn can_send(&self) -> bool {
-        self.finish.is_none()
-            && self.next_seq < self.size
-            && ((self.next_seq - self.acked) as f64) < self.cwnd.floor().max(1.0)
+        if self.finish.is_some() {
+            return false;
+        }
+        let wnd = self.cwnd.floor().max(1.0);
+        if self.lost_below > self.acked || !self.sacked.is_empty() {
+            // SACK bookkeeping in use: count the pipe, and look for a lost
+            // packet or new data to send. The first retransmission of a
+            // recovery goes out whatever the pipe (RFC 6675 5 (3)).
+            let open = (self.pipe() as f64) < wnd;
+            if !open && !self.rtx_exempt {
+                return false;
+            }
+            let end = self.lost_below.min(self.high_seq);
+            let mut s = self.retx_cursor.max(self.acked);
+            while s < end {
+                if !self.sacked.contains(&s) && !self.retx.contains(&s) {
+                    return true;
+                }
+                s += 1;
+            }
+            return open && self.next_seq < self.size;
+        }
+        self.next_seq < self.size && ((self.next_seq - self.acked) as f64) < wnd
     }
 
     /// Remaining packets (pFabric priority).
@@ -94,49 +259,119 @@ impl FlowSender {
         self.size - self.acked
     }
 
-    /// Take the next sequence number to put on the wire.
+    /// Take the next sequence number to put on the wire (call after `can_send`).
     #[inline]
     pub fn take_seq(&mut self, now: Slot) -> u32 {
-        let s = self.next_seq;
-        if self.next_seq == self.acked {
-            // Nothing was outstanding: the RTO clock starts now.
-            self.last_progress = now;
+        if self.high_seq == self.acked {
+            // Nothing was outstanding: the retransmission timer starts now.
+            self.timer_start = now;
         }
+        if self.lost_below > self.acked
+            && let Some(s) = self.next_lost()
+        {
+            self.retx.insert(s);
+            self.retransmits += 1;
+            self.rtx_exempt = false;
+            return s;
+        }
+        let s = self.next_seq;
         self.next_seq += 1;
         if s < self.high_seq {
             self.retransmits += 1;
+            if self.rtt_probe.is_some_and(|(p, _)| p >= s) {
+                self.rtt_probe = None;
+            }
         } else {
             self.high_seq = s + 1;
+            if self.rtt_probe.is_none() {
+                self.rtt_probe = Some((s, now));
+            }
         }
         s
     }
 
-    pub fn on_ack(&mut self, cum: u32, ece: bool, now: Slot, cfg: &TransportConfig) -> AckOutcome {
-        if self.finish.is_some() || cum < self.acked {
+    pub fn on_ack(&mut self, ack: Ack, now: Slot, cfg: &TransportConfig) -> AckOutcome {
+        if self.finish.is_some() || ack.cum < self.acked {
             return AckOutcome::Stale;
         }
-        if cum == self.acked {
-            if self.next_seq > self.acked {
+        let sack = Self::sack_mode(cfg);
+        self.peer_sacks |= ack.sacked.is_some();
+        if ack.cum == self.acked {
+            if self.high_seq <= self.acked {
+                return AckOutcome::Duplicate;
+            }
+            if sack {
+                if let Some(s) = ack.sacked
+                    && s >= self.acked
+                    && s < self.high_seq
+                {
+                    self.sacked.insert(s);
+                    self.retx.remove(&s);
+                }
                 self.dupacks += 1;
-                if self.dupacks == 3 && cfg.kind != TransportKind::Pfabric {
-                    // Fast retransmit; the receiver keeps no out-of-order data.
+                self.detect_loss(cfg);
+            } else {
+                self.dupacks += 1;
+                if self.dupacks == DUP_THRESH as u32 && cfg.kind != TransportKind::Pfabric {
+                    // Go-back-N: resend everything from the hole on.
                     self.ssthresh = (self.cwnd / 2.0).max(2.0);
                     self.cwnd = self.ssthresh;
                     self.next_seq = self.acked;
                     self.cut_until = self.high_seq;
+                    self.rtt_probe = None;
                 }
             }
             return AckOutcome::Duplicate;
         }
-        let newly = cum - self.acked;
-        self.acked = cum;
-        self.next_seq = self.next_seq.max(cum);
+        let newly = ack.cum - self.acked;
+        self.acked = ack.cum;
+        self.next_seq = self.next_seq.max(ack.cum);
         self.dupacks = 0;
         self.consecutive_timeouts = 0;
-        self.last_progress = now;
+        self.timer_start = now;
+        if let Some((p, sent)) = self.rtt_probe
+            && ack.cum > p
+        {
+            self.rtt.sample((now - sent) as f64);
+            self.rtt_probe = None;
+        }
+        if sack {
+            self.sacked = self.sacked.split_off(&ack.cum);
+            self.retx = self.retx.split_off(&ack.cum);
+            if let Some(s) = ack.sacked
+                && s > ack.cum
+                && s < self.high_seq
+            {
+                self.sacked.insert(s);
+                self.retx.remove(&s);
+            }
+        }
         if self.acked >= self.size {
             self.finish = Some(now);
             return AckOutcome::Completed;
+        }
+        if self.in_recovery {
+            if self.acked >= self.recovery_point {
+                // The scoreboard stays: packets found lost (and perhaps
+                // retransmitted) above the recovery point are still so.
+                self.in_recovery = false;
+                self.rtx_exempt = false;
+            } else {
+                // Partial ACK (RFC 6675 / NewReno): the window stays; without
+                // SACK blocks the next hole is the new cumulative point.
+                if !self.peer_sacks {
+                    self.lost_below = self.lost_below.max(self.acked + 1);
+                }
+                self.detect_loss(cfg);
+                self.dctcp_observe(newly, ack.ece, cfg);
+                return AckOutcome::Progress;
+            }
+        } else if sack {
+            self.detect_loss(cfg);
+            if self.in_recovery {
+                self.dctcp_observe(newly, ack.ece, cfg);
+                return AckOutcome::Progress;
+            }
         }
         match cfg.kind {
             TransportKind::Pfabric => {
@@ -144,36 +379,76 @@ impl FlowSender {
                 self.cwnd = (self.cwnd + newly as f64).min(cfg.init_cwnd as f64);
             }
             TransportKind::Dctcp => {
-                self.window_acked += newly;
-                if ece {
-                    self.window_marked += newly;
-                }
-                if self.acked >= self.window_end {
-                    let f = self.window_marked as f64 / self.window_acked.max(1) as f64;
-                    self.alpha = (1.0 - cfg.dctcp_g) * self.alpha + cfg.dctcp_g * f;
-                    self.window_acked = 0;
-                    self.window_marked = 0;
-                    self.window_end = self.next_seq.max(self.acked + 1);
-                }
-                if ece && self.acked > self.cut_until {
+                self.dctcp_observe(newly, ack.ece, cfg);
+                if ack.ece && self.acked > self.cut_until {
                     self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).max(1.0);
                     self.ssthresh = self.cwnd;
-                    self.cut_until = self.next_seq;
+                    self.cut_until = self.high_seq;
                 } else {
                     self.grow(newly, cfg);
                 }
             }
             TransportKind::Tcp => {
-                if ece && cfg.ecn && self.acked > self.cut_until {
+                if ack.ece && cfg.ecn && self.acked > self.cut_until {
                     self.ssthresh = (self.cwnd / 2.0).max(2.0);
                     self.cwnd = self.ssthresh;
-                    self.cut_until = self.next_seq;
+                    self.cut_until = self.high_seq;
                 } else {
                     self.grow(newly, cfg);
                 }
             }
         }
         AckOutcome::Progress
+    }
+
+    /// RFC 8257 3.3: per window of data, alpha = (1 - g) alpha + g F.
+    fn dctcp_observe(&mut self, newly: u32, ece: bool, cfg: &TransportConfig) {
+        if cfg.kind != TransportKind::Dctcp {
+            return;
+        }
+        self.window_acked += newly;
+        if ece {
+            self.window_marked += newly;
+        }
+        // The window ends when SND.UNA passes SND.NXT as it was when the
+        // previous window ended.
+        if self.acked > self.window_end {
+            let f = self.window_marked as f64 / self.window_acked.max(1) as f64;
+            self.alpha = (1.0 - cfg.dctcp_g) * self.alpha + cfg.dctcp_g * f;
+            self.window_acked = 0;
+            self.window_marked = 0;
+            self.window_end = self.high_seq;
+        }
+    }
+
+    /// RFC 6675 IsLost / entering recovery: a hole with DupThresh SACKed
+    /// packets above it (or DupThresh duplicate ACKs without SACK blocks).
+    fn detect_loss(&mut self, cfg: &TransportConfig) {
+        let mark = if self.peer_sacks {
+            // Everything below the DupThresh-th highest SACKed packet.
+            self.sacked.iter().rev().nth(DUP_THRESH - 1).copied()
+        } else if self.dupacks >= DUP_THRESH as u32 {
+            Some(self.acked + 1)
+        } else {
+            None
+        };
+        let Some(mark) = mark else { return };
+        if mark <= self.lost_below {
+            return;
+        }
+        self.lost_below = mark;
+        if !self.in_recovery {
+            self.in_recovery = true;
+            self.rtx_exempt = true;
+            self.recovery_point = self.high_seq;
+            // Karn: the timed packet may be among those resent.
+            self.rtt_probe = None;
+            if cfg.kind != TransportKind::Pfabric && self.acked >= self.cut_until {
+                self.ssthresh = (self.cwnd / 2.0).max(2.0);
+                self.cwnd = self.ssthresh;
+                self.cut_until = self.high_seq;
+            }
+        }
     }
 
     fn grow(&mut self, newly: u32, cfg: &TransportConfig) {
@@ -187,27 +462,48 @@ impl FlowSender {
 
     /// Fire the retransmission timer if it expired; returns true on timeout.
     pub fn check_timeout(&mut self, now: Slot, cfg: &TransportConfig) -> bool {
+        let rto = if cfg.kind == TransportKind::Pfabric {
+            // pFabric's fixed, small timer (its paper: about 3 RTTs).
+            cfg.min_rto_slots()
+        } else {
+            self.rtt.rto
+        };
         if self.finish.is_some()
-            || self.next_seq == self.acked
-            || now < self.last_progress + cfg.rto_slots as u64
+            || self.high_seq == self.acked
+            || now < self.timer_start + rto.ceil().max(1.0) as Slot
         {
             return false;
         }
         self.timeouts += 1;
         self.consecutive_timeouts += 1;
-        self.next_seq = self.acked;
         self.dupacks = 0;
-        self.last_progress = now;
-        self.cut_until = self.high_seq;
+        self.timer_start = now;
+        self.rtt_probe = None;
         match cfg.kind {
             TransportKind::Pfabric => {
+                self.next_seq = self.acked;
+                self.cut_until = self.high_seq;
                 if self.consecutive_timeouts >= cfg.pfabric_probe_after {
                     self.cwnd = 1.0;
                 }
             }
             _ => {
+                self.rtt.back_off();
                 self.ssthresh = (self.cwnd / 2.0).max(2.0);
                 self.cwnd = 1.0;
+                self.cut_until = self.high_seq;
+                if Self::sack_mode(cfg) {
+                    // RFC 6675 5.1: everything not SACKed is lost; resend it
+                    // in order, skipping what the receiver holds.
+                    self.in_recovery = true;
+                    self.recovery_point = self.high_seq;
+                    self.lost_below = self.high_seq;
+                    self.retx.clear();
+                    self.retx_cursor = self.acked;
+                    self.next_seq = self.high_seq;
+                } else {
+                    self.next_seq = self.acked;
+                }
             }
         }
         true
@@ -215,87 +511,4 @@ impl FlowSender {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn cfg(kind: TransportKind) -> TransportConfig {
-        TransportConfig {
-            kind,
-            ..TransportConfig::default()
-        }
-    }
-
-    #[test]
-    fn slow_start_doubles_then_loss_halves() {
-        let c = cfg(TransportKind::Tcp);
-        let mut f = FlowSender::new(1, 0, 1, 1000, 0, 0, &c);
-        for _ in 0..10 {
-            assert!(f.can_send());
-            f.take_seq(0);
-        }
-        assert!(!f.can_send());
-        assert_eq!(f.on_ack(10, false, 5, &c), AckOutcome::Progress);
-        assert_eq!(f.cwnd, 20.0);
-        for _ in 0..3 {
-            assert_eq!(f.on_ack(10, false, 6, &c), AckOutcome::Duplicate);
-        }
-        // Dupacks only count with data outstanding.
-        assert_eq!(f.cwnd, 20.0);
-        f.take_seq(6);
-        for _ in 0..3 {
-            f.on_ack(10, false, 7, &c);
-        }
-        assert_eq!(f.cwnd, 10.0);
-        assert_eq!(f.next_seq, 10);
-    }
-
-    #[test]
-    fn dctcp_cut_is_proportional_to_marked_fraction() {
-        let c = cfg(TransportKind::Dctcp);
-        let mut f = FlowSender::new(1, 0, 1, 100_000, 0, 0, &c);
-        f.cwnd = 100.0;
-        f.ssthresh = 50.0;
-        f.alpha = 1.0;
-        for _ in 0..100 {
-            f.take_seq(0);
-        }
-        f.on_ack(1, true, 1, &c);
-        // alpha was 1 -> stays 1 with every packet marked: window halves.
-        assert!((f.cwnd - 50.0).abs() < 1e-9, "{}", f.cwnd);
-        // No second cut within the same window.
-        f.on_ack(2, true, 2, &c);
-        assert!(f.cwnd >= 50.0);
-    }
-
-    #[test]
-    fn timeout_resets_window_and_pfabric_keeps_it() {
-        let c = cfg(TransportKind::Tcp);
-        let mut f = FlowSender::new(1, 0, 1, 100, 0, 0, &c);
-        f.take_seq(0);
-        assert!(!f.check_timeout(c.rto_slots as u64 - 1, &c));
-        assert!(f.check_timeout(c.rto_slots as u64, &c));
-        assert_eq!(f.cwnd, 1.0);
-        assert_eq!(f.next_seq, 0);
-        let p = TransportConfig {
-            init_cwnd: 12,
-            ..cfg(TransportKind::Pfabric)
-        };
-        let mut g = FlowSender::new(2, 0, 1, 100, 0, 0, &p);
-        g.take_seq(0);
-        assert!(g.check_timeout(p.rto_slots as u64, &p));
-        assert_eq!(g.cwnd, 12.0);
-    }
-
-    #[test]
-    fn completion_on_final_ack() {
-        let c = cfg(TransportKind::Tcp);
-        let mut f = FlowSender::new(1, 0, 1, 3, 0, 10, &c);
-        for _ in 0..3 {
-            f.take_seq(10);
-        }
-        assert_eq!(f.on_ack(3, false, 20, &c), AckOutcome::Completed);
-        assert_eq!(f.finish, Some(20));
-        assert!(!f.can_send());
-        assert_eq!(f.on_ack(3, false, 21, &c), AckOutcome::Stale);
-    }
-}
+mod tests;

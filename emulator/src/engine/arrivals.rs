@@ -13,11 +13,11 @@ use super::partition::{Partition, PartitionStats};
 use super::placement::Placement;
 use crate::endpoint::EndpointState;
 use crate::endpoint::sizes::packets_for;
-use crate::endpoint::transport::{AckOutcome, FlowSender};
+use crate::endpoint::transport::{Ack, AckOutcome, FlowSender};
 use crate::endpoint::workload::{
     FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint, other_endpoint_from,
 };
-use crate::packet::{ECE, EndpointId, OPEN_LOOP, Packet, Slot};
+use crate::packet::{ECE, EndpointId, OPEN_LOOP, Packet, SACK, Slot};
 use crate::scheme::Router;
 
 /// Open-loop stream ids live in the upper half of the flow id space.
@@ -157,7 +157,14 @@ impl<R: Router> Partition<R> {
         let fi = self.endpoints[li].opened[ack.flow as usize / n] as usize;
         let f = &mut self.flows[fi];
         Self::mark_ready(&mut self.ep_ready, li);
-        if f.on_ack(ack.seq, ack.has(ECE), t, &self.shared.transport) == AckOutcome::Completed {
+        let info = Ack {
+            cum: ack.seq,
+            sacked: ack
+                .has(SACK)
+                .then(|| u32::from_le_bytes([ack.data[0], ack.data[1], ack.data[2], ack.data[3]])),
+            ece: ack.has(ECE),
+        };
+        if f.on_ack(info, t, &self.shared.transport) == AckOutcome::Completed {
             let ep = &mut self.endpoints[li];
             if let Some(pos) = ep.active.iter().position(|&x| x as usize == fi) {
                 ep.active.swap_remove(pos);

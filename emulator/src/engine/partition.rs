@@ -13,10 +13,13 @@ use super::placement::{NO_ROUTER, Placement};
 use crate::config::TransportConfig;
 use crate::config::TransportKind;
 use crate::endpoint::EndpointState;
+use crate::endpoint::receiver::FlowReceiver;
 use crate::endpoint::transport::FlowSender;
 use crate::endpoint::workload::WorkloadPlan;
 use crate::fabric::topology::{Peer, Topology};
-use crate::packet::{ACK, CE, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, Slot};
+use crate::packet::{
+    ACK, CE, DELAYED, ECE, ECT, EndpointId, FIN, OPEN_LOOP, Packet, PortId, SACK, Slot,
+};
 use crate::scheme::route::TableRoute;
 use crate::scheme::{Router, RouterPorts};
 
@@ -91,8 +94,8 @@ pub struct Partition<R> {
     /// (slot modulo endpoints): the first local endpoint to send.
     ep_rotation: Vec<u32>,
     pub flows: Vec<FlowSender>,
-    /// Per flow received: the next sequence number expected.
-    recv: HashMap<u32, u32>,
+    /// Per flow received: reassembly and delayed-ACK state.
+    recv: HashMap<u32, FlowReceiver>,
     /// Flows and open-loop traffic still to come.
     pub arrivals: Arrivals,
     pub(super) calendar: Calendar,
@@ -168,6 +171,9 @@ impl<R: Router> Partition<R> {
         let mut wires: Vec<Vec<Wire>> = Vec::new();
         let mut owned_ports: Vec<Vec<bool>> = Vec::new();
         let mut max_delay = shared.transport.ack_delay_slots as u64;
+        if shared.transport.delayed_ack {
+            max_delay = max_delay.max(shared.transport.delayed_ack_slots());
+        }
         // Smallest delay of anything sent to this partition: how far it may
         // run ahead of the others without a packet arriving after its due slot.
         let lookahead = shared
@@ -544,22 +550,66 @@ impl<R: Router> Partition<R> {
             self.sender_ack(pkt, t);
             return;
         }
-        let ep = &mut self.endpoints[idx];
-        let expected = self.recv.entry(pkt.flow).or_insert(0);
-        if pkt.seq == *expected {
-            *expected += 1;
-            ep.delivered += 1;
-            self.stats.delivered += 1;
+        if pkt.has(DELAYED) {
+            // A delayed-ACK timer (scheduled through the calendar as a marker
+            // addressed to the receiver itself).
+            if let Some(r) = self.recv.get_mut(&pkt.flow)
+                && r.timer_due()
+            {
+                let cum = r.expected;
+                self.send_ack(pkt, cum, None, t);
+            }
+            return;
         }
-        let cum = *expected;
+        let ep = &mut self.endpoints[idx];
+        let tr = &self.shared.transport;
+        let r = self.recv.entry(pkt.flow).or_default();
+        let out = r.on_data(pkt.seq, pkt.has(FIN), pkt.has(CE), tr);
+        ep.delivered += out.delivered as u64;
+        self.stats.delivered += out.delivered as u64;
+        let cum = r.expected;
         if pkt.has(FIN) && cum == pkt.seq + 1 {
             self.recv.remove(&pkt.flow);
+        }
+        if out.ack_now {
+            self.send_ack(pkt, cum, out.sack, t);
+        } else {
+            // Arm the delayed-ACK timer: a marker back to this endpoint.
+            let marker = Packet {
+                flags: DELAYED,
+                ..pkt
+            };
+            let at = t + tr.delayed_ack_slots();
+            let end = WireEnd {
+                to: PackedTarget::pack(Target::Endpoint { idx: idx as u32 }),
+                dest: WireEnd::LOCAL,
+            };
+            send(
+                &mut self.calendar.buckets,
+                self.calendar.mask,
+                &mut self.outbox,
+                end,
+                at,
+                marker,
+            );
+        }
+    }
+
+    /// The receiver's ACK of `pkt` (cumulative `cum`, SACK block `sacked`),
+    /// reaching the sender `ack_delay_slots` later.
+    fn send_ack(&mut self, pkt: Packet, cum: u32, sacked: Option<u32>, t: Slot) {
+        let mut data = [0u8; 8];
+        let mut flags = ACK | if pkt.has(CE) { ECE } else { 0 };
+        if let Some(s) = sacked {
+            data[..4].copy_from_slice(&s.to_le_bytes());
+            flags |= SACK;
         }
         let ack = Packet {
             seq: cum,
             src: pkt.dst,
             dst: pkt.src,
-            flags: ACK | if pkt.has(CE) { ECE } else { 0 },
+            flags,
+            data,
             ..pkt
         };
         let arrive = t + self.shared.transport.ack_delay_slots as u64;

@@ -24,7 +24,7 @@ use super::config::FabricConfig;
 use super::frames::{FrameFields, FrameSink, HEADER_BYTES, VLAN_BYTES, build_frame};
 use super::rules::{Headers, Mac, RuleOp, RuleTable, apply_batch};
 use crate::config::{Mode, TransportConfig};
-use crate::endpoint::transport::{AckOutcome, FlowSender};
+use crate::endpoint::transport::{Ack, AckOutcome, FlowSender};
 use crate::fabric::topology::{Peer, Topology};
 use crate::packet::Slot;
 
@@ -163,6 +163,8 @@ const NO_RULE: u32 = u32::MAX;
 /// window the fabric's TCP opens on a 1 or 10 Gb/s path with its buffers.
 const REASSEMBLY_PACKETS: usize = 4096;
 const TIMER_INTERVAL: u64 = 8;
+/// In the ACK queue: the ACK carries no SACK block.
+const NO_SACK: u32 = u32::MAX;
 const FLUSH_INTERVAL: u64 = 8;
 
 struct Host {
@@ -191,7 +193,7 @@ pub struct FabricEngine {
     calendar: Vec<Vec<(Dest, Pkt)>>,
     /// Order of same-slot arrivals (seeded: a run is reproducible in virtual time).
     arrival_order: SmallRng,
-    acks: VecDeque<(Slot, u32, u32)>,
+    acks: VecDeque<(Slot, u32, u32, u32)>,
     mirrors: Vec<Option<MirrorPort>>,
     sink: Option<FrameSink>,
     frame_buf: Vec<u8>,
@@ -257,7 +259,10 @@ impl FabricEngine {
             .map(|d| d.as_secs_f64() * 1e6)
             .unwrap_or(0.0);
         Ok(FabricEngine {
-            transport: cfg.transport.clone(),
+            transport: TransportConfig {
+                slot_ns: cfg.slot_ns(),
+                ..cfg.transport.clone()
+            },
             realtime: cfg.fabric.mode == Mode::Realtime,
             spin,
             slot_ns: cfg.slot_ns(),
@@ -457,14 +462,22 @@ impl FabricEngine {
         due.clear();
         self.calendar[(t % ring) as usize] = due;
 
-        while let Some(&(at, flow, cum)) = self.acks.front() {
+        while let Some(&(at, flow, cum, seq)) = self.acks.front() {
             if at > t {
                 break;
             }
             self.acks.pop_front();
             let f = &mut self.flows[flow as usize];
             if let Some(s) = f.sender.as_mut()
-                && s.on_ack(cum, false, t, &self.transport) == AckOutcome::Completed
+                && s.on_ack(
+                    Ack {
+                        cum,
+                        sacked: (seq != NO_SACK && seq >= cum).then_some(seq),
+                        ece: false,
+                    },
+                    t,
+                    &self.transport,
+                ) == AckOutcome::Completed
             {
                 let h = &mut self.hosts[f.spec.src];
                 h.active.retain(|&x| x != flow);
@@ -577,11 +590,15 @@ impl FabricEngine {
             self.held_out_of_order += 1;
         } else {
             self.reassembly_drops += 1;
+            // Not held, so not SACKed: report the cumulative point only.
+            self.acks.push_back((t + self.transport.ack_delay_slots as u64, pkt.flow, f.expected, NO_SACK));
+            return;
         }
         self.acks.push_back((
             t + self.transport.ack_delay_slots as u64,
             pkt.flow,
             f.expected,
+            pkt.seq,
         ));
     }
 

@@ -1,0 +1,366 @@
+#!/usr/bin/env python3
+"""Flexplane's FCT accuracy experiment (NSDI'17 §5, Fig. 4) on planck-emu and
+on ns-3 (the reference), with the same flows.
+
+32 servers send to 4 clients through one switch (10 Gb/s links), web-search
+flow sizes (DCTCP paper), Poisson arrivals loading the client links to the
+given loads. Each flow's FCT (start to the last byte at the receiver) is
+normalised by the same flow's FCT alone in the idle network, on the same
+simulator with the same scheme. Prints mean and p99 normalised FCT by scheme,
+load and size bin, side by side, and plots normalised FCT against flow size.
+
+    python3 emulator/accuracy/accuracy.py --loads 0.2,0.4,0.6 --seeds 1,2 \
+        --flows 1000 --out target/accuracy
+
+Needs: target/release/planck-emu (cargo build -p planck-emu --release),
+ns-3.37 headers and libraries (Debian libns3-dev, libgsl-dev), g++,
+pkg-config, python3-matplotlib (for --plot).
+"""
+import argparse
+import bisect
+import csv
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SERVERS, CLIENTS = 32, 4
+HOSTS = SERVERS + CLIENTS
+GBPS = 10.0
+PAYLOAD = 1460          # bytes per 1500-byte packet (no TCP options)
+LATENCY_SLOTS = 2       # per link: 1 slot serialisation + 1.2 us propagation
+DELAY_US = 1.2          # ns-3: the same propagation delay
+ACK_DELAY_SLOTS = 2     # ns-3: 40-byte ACKs back over two links: 2 x 1.23 us
+BUFFER = 1024
+K = 65
+MIN_RTO_US = 10000.0
+SMALL, LARGE = 100_000, 10_000_000
+NS3_MODULES = "ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control"
+
+
+def log(msg):
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def load_cdf(path):
+    pts = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#")[0].strip()
+            if line:
+                x, p = line.split()
+                pts.append((float(x), float(p)))
+    return pts
+
+
+def cdf_mean(pts):
+    return sum((p1 - p0) * (x0 + x1) / 2 for (x0, p0), (x1, p1) in zip(pts, pts[1:]))
+
+
+def sample_size(pts, u):
+    ps = [p for _, p in pts]
+    i = bisect.bisect_left(ps, u)
+    i = max(1, min(i, len(pts) - 1))
+    (x0, p0), (x1, p1) = pts[i - 1], pts[i]
+    x = x0 + (x1 - x0) * ((u - p0) / (p1 - p0) if p1 > p0 else 0.0)
+    # Whole packets, so both sides send exactly the same packets.
+    return max(1, math.ceil(x / PAYLOAD)) * PAYLOAD
+
+
+def make_flows(seed, n, pts):
+    """Sizes, ends and unit-rate Poisson gaps; the load scales the gaps."""
+    rng = random.Random(seed)
+    flows, t = [], 0.0
+    for i in range(n):
+        t += rng.expovariate(1.0)
+        flows.append(dict(id=i, src=rng.randrange(SERVERS), dst=SERVERS + rng.randrange(CLIENTS),
+                          bytes=sample_size(pts, rng.random()), unit_t=t))
+    return flows
+
+
+def write_flows(path, flows, starts):
+    with open(path, "w") as f:
+        f.write("id,src,dst,bytes,start_us\n")
+        for fl, s in zip(flows, starts):
+            f.write(f"{fl['id']},{fl['src']},{fl['dst']},{fl['bytes']},{s:.3f}\n")
+
+
+def loaded_starts(flows, load, mean_bytes):
+    # Arrival rate loading the 4 client links to `load` on average.
+    rate_per_us = load * CLIENTS * GBPS * 1e3 / 8 / mean_bytes
+    return [fl["unit_t"] / rate_per_us for fl in flows]
+
+
+def idle_starts(flows):
+    # One flow at a time: each starts long after the previous one finished.
+    starts, t = [], 0.0
+    for fl in flows:
+        starts.append(t)
+        t += 3 * fl["bytes"] * 8 / (GBPS * 1e3) + 2000.0
+    return starts
+
+
+def emu_config(path, flows_csv, scheme, duration_us, seed):
+    rows = list(csv.DictReader(open(flows_csv)))
+    tr = "dctcp" if scheme == "dctcp" else "tcp"
+    sch = f'kind = "dctcp"\nk = {K}' if scheme == "dctcp" else 'kind = "droptail"'
+    with open(path, "w") as f:
+        f.write(f"""[emulation]
+duration_us = {duration_us:.1f}
+seed = {seed}
+threads = 1
+
+[topology]
+kind = "rack"
+racks = 1
+hosts_per_rack = {HOSTS}
+host_link = {{ gbps = {GBPS}, buffer_pkts = {BUFFER}, latency_slots = {LATENCY_SLOTS} }}
+
+[scheme]
+{sch}
+
+[transport]
+kind = "{tr}"
+init_cwnd = 10
+min_rto_us = {MIN_RTO_US}
+sack = true
+delayed_ack = false
+ack_delay_slots = {ACK_DELAY_SLOTS}
+ecn = false
+
+[[workload]]
+kind = "flows"
+flows = [
+""")
+        for r in rows:
+            f.write(f"  {{ src = {r['src']}, dst = {r['dst']}, bytes = {r['bytes']}, start_us = {r['start_us']} }},\n")
+        f.write("]\n\n[output]\nformat = \"csv\"\n")
+
+
+def run_emu(emu, flows_csv, scheme, workdir, seed):
+    rows = list(csv.DictReader(open(flows_csv)))
+    last = max(float(r["start_us"]) for r in rows)
+    total = sum(int(r["bytes"]) for r in rows)
+    # Time for everything to drain at one client link, plus timeouts.
+    duration = last + total * 8 / (GBPS * 1e3) / 2 + 200_000
+    cfg = os.path.join(workdir, "emu.toml")
+    emu_config(cfg, flows_csv, scheme, duration, seed)
+    out = os.path.join(workdir, "emu")
+    subprocess.run([emu, "run", "--config", cfg, "--out", out], check=True,
+                   stdout=subprocess.DEVNULL)
+    recs = sorted(csv.DictReader(open(os.path.join(out, "flows.csv"))), key=lambda r: float(r["start_us"]))
+    rows = sorted(rows, key=lambda r: float(r["start_us"]))
+    res = {}
+    for r, e in zip(rows, recs):
+        assert int(r["src"]) == int(e["src"]) and int(r["dst"]) == int(e["dst"]), (r, e)
+        res[int(r["id"])] = float(e["rx_fct_us"]) if e["rx_fct_us"] else None
+    return res
+
+
+def build_ns3(out_dir):
+    exe = os.path.join(out_dir, "fct_ref")
+    src = os.path.join(HERE, "fct_ref.cc")
+    if os.path.exists(exe) and os.path.getmtime(exe) > os.path.getmtime(src):
+        return exe
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs"] + NS3_MODULES.split(),
+                           check=True, capture_output=True, text=True).stdout.split()
+    t0 = time.time()
+    subprocess.run(["g++", "-O2", "-std=c++17", src, "-o", exe] + flags, check=True)
+    log(f"built ns-3 reference in {time.time() - t0:.0f} s")
+    return exe
+
+
+def run_ns3(exe, flows_csv, scheme, workdir):
+    out = os.path.join(workdir, "ns3.csv")
+    fresh = (os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(exe)
+             and open(os.path.join(workdir, "ns3.inputs")).read() == open(flows_csv).read() + scheme
+             if os.path.exists(os.path.join(workdir, "ns3.inputs")) else False)
+    if not fresh:
+        run_ns3_fresh(exe, flows_csv, scheme, out)
+        with open(os.path.join(workdir, "ns3.inputs"), "w") as f:
+            f.write(open(flows_csv).read() + scheme)
+    return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
+            for r in csv.DictReader(open(out))}
+
+
+def run_ns3_fresh(exe, flows_csv, scheme, out):
+    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}", f"--scheme={scheme}",
+                    f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
+                    f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}",
+                    "--limitS=100"], check=True, stderr=subprocess.DEVNULL)
+
+
+def size_bin(b):
+    return "small" if b < SMALL else ("large" if b >= LARGE else "medium")
+
+
+def p99(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, math.ceil(0.99 * len(xs)) - 1)] if xs else float("nan")
+
+
+def mean(xs):
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--loads", default="0.2,0.4,0.6")
+    ap.add_argument("--schemes", default="droptail,dctcp")
+    ap.add_argument("--seeds", default="1")
+    ap.add_argument("--flows", type=int, default=1000, help="measured flows per run")
+    ap.add_argument("--out", default=os.path.join(ROOT, "target", "accuracy"))
+    ap.add_argument("--emu", default=os.path.join(ROOT, "target", "release", "planck-emu"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--side", choices=("both", "ref", "emu"), default="both",
+                    help="run one side only (the reference's results are reused when its inputs are unchanged)")
+    ap.add_argument("--plot", action="store_true", help="write fct_vs_size.png (matplotlib)")
+    ap.add_argument("--check", type=float, default=None,
+                    help="exit 1 unless every per-seed mean of --check-bins is within this fraction of the reference")
+    ap.add_argument("--check-bins", default="small,large", help="size bins --check applies to")
+    a = ap.parse_args()
+    try:
+        loads = [float(x) for x in a.loads.split(",")]
+        seeds = [int(x) for x in a.seeds.split(",")]
+    except ValueError:
+        ap.error("--loads and --seeds are comma-separated numbers")
+    schemes = a.schemes.split(",")
+    check_bins = a.check_bins.split(",")
+    if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
+        ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
+    if not os.path.exists(a.emu):
+        sys.exit(f"accuracy: {a.emu} missing: cargo build -p planck-emu --release")
+    os.makedirs(a.out, exist_ok=True)
+    exe = build_ns3(a.out)
+    pts = load_cdf(os.path.join(ROOT, "emulator", "data", "web_search.cdf"))
+    mean_bytes = cdf_mean(pts)
+
+    jobs = []  # (key, flows_csv, scheme, workdir, seed)
+    for seed in seeds:
+        flows = make_flows(seed, a.flows, pts)
+        # The idle-network FCT does not depend on the scheme (one flow at a
+        # time never queues at the switch): one idle run per seed, DropTail.
+        for scheme, load in [("droptail", "idle")] + [(s, l) for s in schemes for l in loads]:
+            d = os.path.join(a.out, f"s{seed}", scheme, str(load))
+            os.makedirs(d, exist_ok=True)
+            fc = os.path.join(d, "flows.csv")
+            starts = idle_starts(flows) if load == "idle" else loaded_starts(flows, load, mean_bytes)
+            write_flows(fc, flows, starts)
+            jobs.append(((seed, scheme, load), fc, scheme, d, seed, flows))
+    results = {}
+
+    def work(job, side):
+        key, fc, scheme, d, seed, _ = job
+        t0 = time.time()
+        if side == "emu":
+            r = run_emu(a.emu, fc, scheme, d, seed)
+        else:
+            r = run_ns3(exe, fc, scheme, d)
+        log(f"{side} seed {key[0]} {key[1]} load {key[2]}: {time.time() - t0:.0f} s, "
+            f"{sum(v is not None for v in r.values())}/{len(r)} flows done")
+        return key, side, r
+
+    sides = ("ref", "emu") if a.side == "both" else (a.side,)
+    with ThreadPoolExecutor(a.jobs) as pool:
+        futs = [pool.submit(work, j, side) for j in jobs for side in sides]
+        for f in futs:
+            key, side, r = f.result()
+            results[(key, side)] = r
+    if a.side != "both":
+        return
+
+    rows, points, worst = [], [], 0.0
+    flows_by_seed = {j[0][0]: j[5] for j in jobs}
+    for scheme in schemes:
+        for load in loads:
+            for b in ("small", "medium", "large"):
+                agg = {"ref": [], "emu": []}
+                per_seed = []
+                for seed in seeds:
+                    fl = flows_by_seed[seed]
+                    seed_vals = {}
+                    for side in ("ref", "emu"):
+                        idle = results[((seed, "droptail", "idle"), side)]
+                        run = results[((seed, scheme, load), side)]
+                        vals = [run[f["id"]] / idle[f["id"]] for f in fl
+                                if size_bin(f["bytes"]) == b and run.get(f["id"]) and idle.get(f["id"])]
+                        agg[side] += vals
+                        seed_vals[side] = vals
+                        if side == "emu":
+                            points += [(scheme, load, f["bytes"], "emu", run[f["id"]] / idle[f["id"]])
+                                       for f in fl if run.get(f["id"]) and idle.get(f["id"])]
+                        else:
+                            points += [(scheme, load, f["bytes"], "ref", run[f["id"]] / idle[f["id"]])
+                                       for f in fl if run.get(f["id"]) and idle.get(f["id"])]
+                    if seed_vals["ref"] and seed_vals["emu"]:
+                        per_seed.append(mean(seed_vals["emu"]) / mean(seed_vals["ref"]) - 1)
+                if not agg["ref"] or not agg["emu"]:
+                    continue
+                rm, em, rp, ep = mean(agg["ref"]), mean(agg["emu"]), p99(agg["ref"]), p99(agg["emu"])
+                row = dict(scheme=scheme, load=load, bin=b, n=len(agg["ref"]), n_emu=len(agg["emu"]),
+                           ref_mean=rm, emu_mean=em, mean_diff=em / rm - 1,
+                           ref_p99=rp, emu_p99=ep, p99_diff=ep / rp - 1,
+                           seed_mean_diffs=per_seed)
+                rows.append(row)
+                if b in check_bins and per_seed:
+                    worst = max(worst, max(abs(x) for x in per_seed))
+
+    print(f"seeds {seeds}, {a.flows} flows per run; normalised FCT (last byte at the receiver, "
+          f"over the same flow alone); ref = ns-3.37, emu = planck-emu")
+    print(f"{'scheme':9} {'load':>4} {'bin':6} {'n':>5} {'ref mean':>9} {'emu mean':>9} {'diff':>7} "
+          f"{'ref p99':>9} {'emu p99':>9} {'diff':>7}  per-seed mean diffs")
+    for r in rows:
+        print(f"{r['scheme']:9} {r['load']:>4} {r['bin']:6} {r['n']:>5} {r['ref_mean']:9.2f} {r['emu_mean']:9.2f} "
+              f"{100 * r['mean_diff']:+6.1f}% {r['ref_p99']:9.2f} {r['emu_p99']:9.2f} {100 * r['p99_diff']:+6.1f}%  "
+              + " ".join(f"{100 * x:+.1f}%" for x in r["seed_mean_diffs"]))
+    with open(os.path.join(a.out, "accuracy.json"), "w") as f:
+        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, rows=rows), f, indent=1)
+    if a.plot:
+        plot(points, schemes, loads, os.path.join(a.out, "fct_vs_size.png"))
+    incomplete = [k for k, r in results.items() if any(v is None for v in r.values())]
+    if a.check is not None and incomplete:
+        print(f"accuracy: flows left unfinished in {incomplete}", file=sys.stderr)
+        sys.exit(1)
+    if a.check is not None and worst > a.check:
+        print(f"accuracy: worst per-seed {a.check_bins} mean difference {100 * worst:.1f}% "
+              f"exceeds {100 * a.check:.0f}%", file=sys.stderr)
+        sys.exit(1)
+
+
+def plot(points, schemes, loads, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(len(schemes), len(loads), figsize=(4 * len(loads), 3.2 * len(schemes)),
+                             squeeze=False, sharex=True)
+    edges = [10 ** (3.5 + 0.5 * i) for i in range(10)]
+    for i, scheme in enumerate(schemes):
+        for j, load in enumerate(loads):
+            ax = axes[i][j]
+            for side, style in (("ref", "o-"), ("emu", "s--")):
+                xs, ys = [], []
+                for lo, hi in zip(edges, edges[1:]):
+                    v = [p[4] for p in points if p[0] == scheme and p[1] == load and p[3] == side and lo <= p[2] < hi]
+                    if v:
+                        xs.append(math.sqrt(lo * hi))
+                        ys.append(mean(v))
+                ax.plot(xs, ys, style, label="ns-3" if side == "ref" else "planck-emu")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{scheme}, load {load}")
+            ax.set_xlabel("flow size (bytes)")
+            ax.set_ylabel("mean normalised FCT")
+            ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    log(f"plot: {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,325 @@
+use std::collections::{BTreeMap, HashSet};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::endpoint::receiver::FlowReceiver;
+
+fn cfg(kind: TransportKind) -> TransportConfig {
+    TransportConfig {
+        kind,
+        ..TransportConfig::default()
+    }
+}
+
+fn gbn(kind: TransportKind) -> TransportConfig {
+    TransportConfig {
+        sack: false,
+        ..cfg(kind)
+    }
+}
+
+/// One flow over a path of `rtt` slots that sends one packet per slot and
+/// drops the first transmission of every sequence in `drops`. Returns the
+/// sender once it completes (or after `limit` slots).
+fn run_lossy(size: u32, drops: &[u32], c: &TransportConfig, rtt: u64, limit: u64) -> FlowSender {
+    let mut f = FlowSender::new(1, 0, 1, size, 0, 0, c);
+    let mut r = FlowReceiver::default();
+    let mut dropped: HashSet<u32> = HashSet::new();
+    // slot -> packets arriving at the receiver / ACKs arriving at the sender
+    let mut to_rx: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    let mut to_tx: BTreeMap<u64, Vec<Ack>> = BTreeMap::new();
+    for t in 0..limit {
+        if let Some(seqs) = to_rx.remove(&t) {
+            for s in seqs {
+                r.on_data(s, s + 1 == size, false, c);
+                let ack = Ack {
+                    cum: r.expected,
+                    sacked: (s >= r.expected).then_some(s),
+                    ece: false,
+                };
+                to_tx.entry(t + rtt / 2).or_default().push(ack);
+            }
+        }
+        if let Some(acks) = to_tx.remove(&t) {
+            for a in acks {
+                f.on_ack(a, t, c);
+            }
+        }
+        if f.finish.is_some() {
+            return f;
+        }
+        f.check_timeout(t, c);
+        if f.can_send() {
+            let s = f.take_seq(t);
+            if drops.contains(&s) && dropped.insert(s) {
+                continue;
+            }
+            to_rx.entry(t + rtt / 2).or_default().push(s);
+        }
+    }
+    f
+}
+
+#[test]
+fn slow_start_doubles_then_loss_halves() {
+    for c in [cfg(TransportKind::Tcp), gbn(TransportKind::Tcp)] {
+        let mut f = FlowSender::new(1, 0, 1, 1000, 0, 0, &c);
+        for _ in 0..10 {
+            assert!(f.can_send());
+            f.take_seq(0);
+        }
+        assert!(!f.can_send());
+        assert_eq!(f.on_ack(Ack::cumulative(10, false), 5, &c), AckOutcome::Progress);
+        assert_eq!(f.cwnd, 20.0);
+        for _ in 0..3 {
+            assert_eq!(f.on_ack(Ack::cumulative(10, false), 6, &c), AckOutcome::Duplicate);
+        }
+        // Dupacks only count with data outstanding.
+        assert_eq!(f.cwnd, 20.0);
+        f.take_seq(6);
+        for _ in 0..3 {
+            f.on_ack(Ack::cumulative(10, false), 7, &c);
+        }
+        assert_eq!(f.cwnd, 10.0);
+        // Both resend packet 10 next: go-back-N rewinds, SACK/NewReno
+        // retransmits the hole.
+        assert!(f.can_send());
+        assert_eq!(f.take_seq(8), 10);
+        assert_eq!(f.retransmits, 1);
+    }
+}
+
+#[test]
+fn sack_repairs_several_losses_in_one_window_without_a_timeout() {
+    let c = cfg(TransportKind::Tcp);
+    let drops = [20, 23, 27, 31, 40];
+    let f = run_lossy(200, &drops, &c, 20, 100_000);
+    assert!(f.finish.is_some(), "flow did not complete");
+    assert_eq!(f.timeouts, 0);
+    assert_eq!(f.retransmits, drops.len() as u32, "only the lost packets are resent");
+    // One recovery episode: a single halving, not one per loss.
+    assert!(f.ssthresh >= 10.0, "ssthresh {}", f.ssthresh);
+    // Go-back-N, when asked for, resends far more than the losses.
+    let g = run_lossy(200, &drops, &gbn(TransportKind::Tcp), 20, 100_000);
+    assert!(g.finish.is_some());
+    assert!(g.retransmits > f.retransmits, "{} vs {}", g.retransmits, f.retransmits);
+}
+
+#[test]
+fn a_retransmission_in_flight_when_recovery_ends_is_not_sent_again() {
+    // 39 is found lost and resent late in the recovery for 10 and 31;
+    // recovery ends while its retransmission is in flight.
+    let f = run_lossy(46, &[10, 31, 39], &cfg(TransportKind::Tcp), 20, 100_000);
+    assert!(f.finish.is_some());
+    assert_eq!((f.retransmits, f.timeouts), (3, 0));
+}
+
+#[test]
+fn newreno_without_sack_blocks_repairs_one_hole_per_round_trip() {
+    // A receiver that sends no SACK blocks: three duplicate ACKs start
+    // recovery and partial ACKs retransmit the next hole.
+    let c = cfg(TransportKind::Tcp);
+    let mut f = FlowSender::new(1, 0, 1, 100, 0, 0, &c);
+    for _ in 0..10 {
+        f.take_seq(0);
+    }
+    // 0 and 5 lost: packets 1..4 and 6..9 produce duplicate ACKs of 0.
+    for _ in 0..3 {
+        f.on_ack(Ack::cumulative(0, false), 1, &c);
+    }
+    assert!(f.can_send());
+    assert_eq!(f.take_seq(2), 0);
+    f.on_ack(Ack::cumulative(5, false), 10, &c);
+    assert!(f.can_send());
+    assert_eq!(f.take_seq(10), 5, "partial ACK retransmits the next hole");
+    assert_eq!(f.timeouts, 0);
+}
+
+#[test]
+fn rto_backs_off_and_is_floored() {
+    let c = cfg(TransportKind::Tcp);
+    let floor = c.min_rto_slots();
+    let mut f = FlowSender::new(1, 0, 1, 100, 0, 0, &c);
+    // A short RTT sample: the timer is the floor, not srtt + 4 rttvar.
+    f.take_seq(0);
+    f.on_ack(Ack::cumulative(1, false), 10, &c);
+    assert_eq!(f.rtt.srtt, Some(10.0));
+    assert_eq!(f.rtt.rto, floor);
+    f.take_seq(10);
+    let mut fired_at = 10u64;
+    let mut expect = floor;
+    for k in 0..5 {
+        let due = fired_at + expect as u64;
+        assert!(!f.check_timeout(due - 1, &c), "early at backoff {k}");
+        assert!(f.check_timeout(due, &c), "not fired at backoff {k}");
+        assert_eq!(f.cwnd, 1.0);
+        fired_at = due;
+        expect *= 2.0;
+        assert_eq!(f.rtt.rto, expect.min(c.max_rto_slots()));
+        // Resend the lost packet; it is lost again.
+        assert!(f.can_send());
+        assert_eq!(f.take_seq(due), 1);
+    }
+    assert_eq!(f.timeouts, 5);
+    // A sample from new data ends the backoff (RFC 6298 5.7); the
+    // retransmitted packet 1 was never timed (Karn).
+    f.take_seq(fired_at);
+    f.on_ack(Ack::cumulative(3, false), fired_at + 12, &c);
+    assert_eq!(f.rtt.srtt, Some(0.875 * 10.0 + 0.125 * 12.0));
+    assert_eq!(f.rtt.rto, floor);
+}
+
+#[test]
+fn large_rtt_sets_the_timer_above_the_floor() {
+    let c = TransportConfig {
+        min_rto_us: 12.0,
+        ..cfg(TransportKind::Tcp)
+    };
+    let mut e = RttEstimator::new(&c);
+    e.sample(100.0);
+    // srtt 100, rttvar 50: RTO = 100 + 200.
+    assert_eq!(e.rto, 300.0);
+    e.sample(100.0);
+    // rttvar 37.5, srtt 100: 250.
+    assert_eq!(e.rto, 250.0);
+}
+
+#[test]
+fn dctcp_alpha_follows_its_formula() {
+    // RFC 8257 3.3, written out independently: per ACK, count acked and
+    // marked packets; once SND.UNA passes WindowEnd, alpha = (1 - g) alpha
+    // + g * marked / acked and WindowEnd = SND.NXT.
+    let c = cfg(TransportKind::Dctcp);
+    let g = c.dctcp_g;
+    let mut f = FlowSender::new(1, 0, 1, 1_000_000, 0, 0, &c);
+    let (mut alpha, mut window_end, mut bytes_acked, mut bytes_marked) = (c.dctcp_init_alpha, 0u32, 0u32, 0u32);
+    let mut una = 0u32;
+    let mut x = 12345u64;
+    let mut windows = 0;
+    for round in 0..40u32 {
+        while f.can_send() {
+            f.take_seq(0);
+        }
+        let nxt = f.high_seq;
+        // Marked share varies by round; ACKs cover 1 or 2 packets.
+        while una < nxt {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let step = (1 + (x >> 62) as u32 % 2).min(nxt - una);
+            let ece = ((x >> 33) % 10) < (round % 11) as u64;
+            una += step;
+            f.on_ack(Ack::cumulative(una, ece), 1, &c);
+            bytes_acked += step;
+            if ece {
+                bytes_marked += step;
+            }
+            if una > window_end {
+                alpha = (1.0 - g) * alpha + g * bytes_marked as f64 / bytes_acked as f64;
+                window_end = f.high_seq;
+                bytes_acked = 0;
+                bytes_marked = 0;
+                windows += 1;
+            }
+            assert!((f.alpha - alpha).abs() < 1e-12, "alpha {} vs {}", f.alpha, alpha);
+        }
+    }
+    assert!(windows >= 20 && alpha > 0.1, "{windows} windows, alpha {alpha}");
+}
+
+#[test]
+fn dctcp_cut_is_proportional_to_alpha() {
+    let c = cfg(TransportKind::Dctcp);
+    let mut f = FlowSender::new(1, 0, 1, 100_000, 0, 0, &c);
+    f.cwnd = 100.0;
+    f.ssthresh = 50.0;
+    f.alpha = 1.0;
+    for _ in 0..100 {
+        f.take_seq(0);
+    }
+    f.on_ack(Ack::cumulative(1, true), 1, &c);
+    // alpha was 1 -> stays 1 with every packet marked: window halves.
+    assert!((f.cwnd - 50.0).abs() < 1e-9, "{}", f.cwnd);
+    // No second cut within the same window.
+    f.on_ack(Ack::cumulative(2, true), 2, &c);
+    assert!(f.cwnd >= 50.0);
+}
+
+#[test]
+fn timeout_resets_window_and_pfabric_keeps_it() {
+    let c = cfg(TransportKind::Tcp);
+    let mut f = FlowSender::new(1, 0, 1, 100, 0, 0, &c);
+    f.take_seq(0);
+    let rto = c.min_rto_slots() as u64;
+    assert!(!f.check_timeout(rto - 1, &c));
+    assert!(f.check_timeout(rto, &c));
+    assert_eq!(f.cwnd, 1.0);
+    assert_eq!(f.take_seq(rto), 0);
+    let p = TransportConfig {
+        init_cwnd: 12,
+        ..cfg(TransportKind::Pfabric)
+    };
+    let mut g = FlowSender::new(2, 0, 1, 100, 0, 0, &p);
+    g.take_seq(0);
+    let rto = p.min_rto_slots() as u64;
+    assert!(g.check_timeout(rto, &p));
+    assert_eq!(g.cwnd, 12.0);
+    // pFabric's timer does not back off.
+    g.take_seq(rto);
+    assert!(g.check_timeout(2 * rto, &p));
+}
+
+#[test]
+fn completion_on_final_ack() {
+    let c = cfg(TransportKind::Tcp);
+    let mut f = FlowSender::new(1, 0, 1, 3, 0, 10, &c);
+    for _ in 0..3 {
+        f.take_seq(10);
+    }
+    assert_eq!(f.on_ack(Ack::cumulative(3, false), 20, &c), AckOutcome::Completed);
+    assert_eq!(f.finish, Some(20));
+    assert!(!f.can_send());
+    assert_eq!(f.on_ack(Ack::cumulative(3, false), 21, &c), AckOutcome::Stale);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Whatever the RTT samples, the timer stays within [floor, ceiling]
+    /// and each backoff doubles it (up to the ceiling).
+    #[test]
+    fn rto_within_bounds(samples in prop::collection::vec(1.0f64..200_000.0, 1..40),
+                         backoffs in 0usize..12) {
+        let c = cfg(TransportKind::Tcp);
+        let mut e = RttEstimator::new(&c);
+        for s in samples {
+            e.sample(s);
+            prop_assert!(e.rto >= c.min_rto_slots() && e.rto <= c.max_rto_slots());
+        }
+        for _ in 0..backoffs {
+            let before = e.rto;
+            e.back_off();
+            prop_assert_eq!(e.rto, (before * 2.0).min(c.max_rto_slots()));
+        }
+    }
+
+    /// Any pattern of first-transmission losses in a flow is repaired, and
+    /// unless the timer had to fire (a loss among the last packets, with
+    /// too few packets behind it for three duplicate ACKs) only lost
+    /// packets are resent.
+    #[test]
+    fn sack_resends_only_what_was_lost(size in 20u32..300,
+                                       drops in prop::collection::btree_set(0u32..300, 0..12)) {
+        let drops: Vec<u32> = drops.into_iter().filter(|&d| d < size).collect();
+        let c = cfg(TransportKind::Tcp);
+        let f = run_lossy(size, &drops, &c, 20, 2_000_000);
+        prop_assert!(f.finish.is_some());
+        prop_assert!(f.retransmits as usize >= drops.len());
+        if f.timeouts == 0 {
+            prop_assert_eq!(f.retransmits as usize, drops.len());
+        }
+        if drops.iter().all(|&d| d + 4 < size) {
+            prop_assert_eq!(f.timeouts, 0, "drops {:?}", drops);
+        }
+    }
+}
+
