@@ -37,4 +37,4 @@ if ! rustup run nightly rustc --version >/dev/null 2>&1; then
     echo "deps: installing the nightly toolchain (cargo fuzz)"
     rustup toolchain install nightly --profile minimal >/dev/null
 fi
-command -v cargo-fuzz >/dev/null || { echo "deps: installing cargo-fuzz"; cargo install -q --locked cargo-fuzz; }
+command -v cargo-fuzz >/dev/null || { echo "deps: installing cargo-fuzz"; cargo install -q --locked cargo-fuzz --version 0.13.2; }
