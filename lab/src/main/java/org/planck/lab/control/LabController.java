@@ -237,8 +237,8 @@ public final class LabController implements TelemetrySink, AutoCloseable {
                     lateEstimates.incrementAndGet();
                     continue;
                 }
-                flows.put(new FlowRecord(f.flow(), f.port(), f.dstMac(), f.bytesPerSec(), f.estimator(),
-                                         f.samples(), f.lastSampleUs(), batch.collector(), nowMs));
+                // Same record as the app keeps: a low-confidence rate alone moves nothing.
+                flows.put(FlowRecord.of(f, batch.collector(), nowMs));
                 touched.add(f.flow());
                 newestSampleUs = Math.max(newestSampleUs, f.lastSampleUs());
             } else if (e instanceof PortCongestionNotice) {

@@ -171,6 +171,35 @@ public class LabControllerTest {
         assertNotEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
     }
 
+    /** Two colliding flows at 90 + 70 MB/s on a 125 MB/s uplink, no notice; returns the moves. */
+    private long movesForRatesAlone(boolean lowConfidence) throws Exception {
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        RoutingPlan plan = c.install();
+        MacAddress[] m = new MacAddress[4];
+        FlowKey[] f = collidingFlows(plan, m);
+        ConnectPoint uplink = firstHop(plan, plan.graph().host(m[0]).get(), plan.graph().host(m[1]).get());
+        long now = LabController.nowUs();
+        String rates = flowRate(f[0], uplink, 90e6, now) + "," + flowRate(f[1], uplink, 70e6, now);
+        if (lowConfidence) {
+            rates = rates.replace("\"estimator\":\"TCP_SEQ\"",
+                                  "\"estimator\":\"SAMPLED_BYTES\",\"lowConfidence\":true");
+        }
+        c.ingest(codec.decode(batch(1, rates).getBytes(StandardCharsets.UTF_8)), now + 500);
+        c.awaitInstalled();
+        return c.moves();
+    }
+
+    @Test
+    public void ratesOverTheUplinkMoveAFlow() throws Exception {
+        assertEquals(1, movesForRatesAlone(false));
+    }
+
+    @Test
+    public void lowConfidenceRatesAloneMoveNothing() throws Exception {
+        // As in the app: a rate the collector could only guess from sampled bytes is not acted on.
+        assertEquals(0, movesForRatesAlone(true));
+    }
+
     @Test
     public void movesTheFabricRefusesAreUndoneInTheView() throws Exception {
         LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
