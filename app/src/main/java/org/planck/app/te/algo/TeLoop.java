@@ -75,9 +75,9 @@ public final class TeLoop {
     private double elephantFraction = FabricLoad.DEFAULT_ELEPHANT_FRACTION;
     private FabricLoad load;
     private CongestionRerouter rerouter;
-    /** Ports marked congested; re-marked when the load view is rebuilt for a new plan. */
     /** Consulted before every move (admission control keeps guarantees safe); allows all by default. */
     private volatile MoveGuard guard = MoveGuard.ALLOW_ALL;
+    /** Ports marked congested; re-marked when the load view is rebuilt for a new plan. */
     private final Set<ConnectPoint> congested = new HashSet<>();
     /**
      * Utilisation reported with a congestion that was marked but not yet acted on (this node was
