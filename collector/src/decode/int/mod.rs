@@ -123,6 +123,29 @@ pub struct IntReport {
     pub hops: [HopMetadata; MAX_HOPS],
 }
 
+impl HopMetadata {
+    /// Every field 0 (what [`Default`] gives), usable in constants.
+    pub const EMPTY: HopMetadata = HopMetadata {
+        switch_id: 0,
+        ingress_port: 0,
+        egress_port: 0,
+        hop_latency: 0,
+        queue_id: 0,
+        queue_occupancy: 0,
+        ingress_ts: 0,
+        egress_ts: 0,
+        l2_ingress_port: 0,
+        l2_egress_port: 0,
+        tx_utilization: 0,
+        buffer_id: 0,
+        buffer_occupancy: 0,
+        congestion_queue_id: 0,
+        queue_congestion: 0,
+        drop_queue_id: 0,
+        drop_reason: 0,
+    };
+}
+
 impl IntReport {
     pub const EMPTY: IntReport = IntReport {
         version: ReportVersion::V05,
@@ -139,49 +162,13 @@ impl IntReport {
         flow: None,
         original_dscp: None,
         local_fields: 0,
-        local: HopMetadata {
-            switch_id: 0,
-            ingress_port: 0,
-            egress_port: 0,
-            hop_latency: 0,
-            queue_id: 0,
-            queue_occupancy: 0,
-            ingress_ts: 0,
-            egress_ts: 0,
-            l2_ingress_port: 0,
-            l2_egress_port: 0,
-            tx_utilization: 0,
-            buffer_id: 0,
-            buffer_occupancy: 0,
-            congestion_queue_id: 0,
-            queue_congestion: 0,
-            drop_queue_id: 0,
-            drop_reason: 0,
-        },
+        local: HopMetadata::EMPTY,
         has_int: false,
         instructions: 0,
         hop_fields: 0,
         hop_budget: 0,
         hop_count: 0,
-        hops: [HopMetadata {
-            switch_id: 0,
-            ingress_port: 0,
-            egress_port: 0,
-            hop_latency: 0,
-            queue_id: 0,
-            queue_occupancy: 0,
-            ingress_ts: 0,
-            egress_ts: 0,
-            l2_ingress_port: 0,
-            l2_egress_port: 0,
-            tx_utilization: 0,
-            buffer_id: 0,
-            buffer_occupancy: 0,
-            congestion_queue_id: 0,
-            queue_congestion: 0,
-            drop_queue_id: 0,
-            drop_reason: 0,
-        }; MAX_HOPS],
+        hops: [HopMetadata::EMPTY; MAX_HOPS],
     };
 
     fn reset(&mut self, version: ReportVersion) {
