@@ -15,6 +15,7 @@ import org.planck.lab.experiment.RunProgress;
 import org.planck.lab.experiment.RunResult;
 import org.planck.lab.experiment.Workload;
 import org.planck.lab.view.FabricViewServer;
+import org.planck.lab.http.NoDelayHttpServer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,6 +51,7 @@ public final class LabCommand implements Callable<Integer> {
      * @param args arguments
      */
     public static void main(String[] args) {
+        NoDelayHttpServer.init();
         System.setProperty("java.awt.headless", "true");
         // The progress bar owns the terminal; per-run details go to the report.
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
