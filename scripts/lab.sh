@@ -125,6 +125,7 @@ workers = 1
 ring_block_kib = 8
 ring_blocks = 4096
 block_timeout_ms = 1
+handover = "${LAB_HANDOVER:-block}"
 
 [detect]
 congestion_threshold_pct = 80.0

@@ -12,7 +12,8 @@
 //! capture stamp of the triggering frame (the notice's `sampleUs`) to the server having read
 //! the whole request, on the same clock. Each cycle then waits for the port to clear.
 //! PLANCK_BENCH_CYCLES (default 300) sets the cycles, PLANCK_BENCH_BLOCK_KIB (default 8, the
-//! lab's) the ring's block size.
+//! lab's) the ring's block size, PLANCK_BENCH_HANDOVER (block, the default, or frame) how
+//! the ring hands frames over.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::Command;
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 use etherparse::PacketBuilder;
-use planck_collector::capture::afpacket::{PacketRing, RingConfig, interface_index};
+use planck_collector::capture::afpacket::{Handover, PacketRing, RingConfig, interface_index};
 use planck_collector::decode::MirroredFrameDecoder;
 use planck_collector::detect::DetectionSettings;
 use planck_collector::export::{ExportConfig, Exporter};
@@ -38,6 +39,15 @@ struct VethPair(String);
 impl Drop for VethPair {
     fn drop(&mut self) {
         let _ = Command::new("ip").args(["link", "del", &self.0]).status();
+    }
+}
+
+/// PLANCK_BENCH_HANDOVER: "block" (TPACKET_V3, the default) or "frame" (TPACKET_V2).
+fn handover() -> Handover {
+    match std::env::var("PLANCK_BENCH_HANDOVER").as_deref() {
+        Ok("frame") => Handover::Frame,
+        Ok("block") | Err(_) => Handover::Block,
+        Ok(other) => panic!("PLANCK_BENCH_HANDOVER must be block or frame, not {other}"),
     }
 }
 
@@ -97,6 +107,7 @@ fn main() {
     let mut ring = PacketRing::open(
         &rx_if,
         &RingConfig {
+            handover: handover(),
             block_size: 1 << 22,
             block_count: 64,
             block_timeout_ms: 1,
@@ -314,6 +325,7 @@ fn notice_latency(tx_if: &str, rx_if: &str) {
             let mut ring = PacketRing::open(
                 &rx_if,
                 &RingConfig {
+                    handover: handover(),
                     block_size: (block_kib << 10) as _,
                     block_count: (8192 / block_kib).max(16) as _,
                     block_timeout_ms: 1,

@@ -48,6 +48,10 @@ pub struct CaptureConfig {
     pub block_timeout_ms: u32,
     #[serde(default = "default_true")]
     pub promiscuous: bool,
+    /// "block" (TPACKET_V3, cheapest per frame) or "frame" (TPACKET_V2: each frame reaches
+    /// the worker as it lands, so no sample waits for a block to fill or retire).
+    #[serde(default)]
+    pub handover: crate::capture::afpacket::Handover,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -361,6 +365,7 @@ impl Config {
 
     pub fn ring(&self) -> RingConfig {
         RingConfig {
+            handover: self.capture.handover,
             block_size: self.capture.ring_block_kib * 1024,
             block_count: self.capture.ring_blocks,
             block_timeout_ms: self.capture.block_timeout_ms,
