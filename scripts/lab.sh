@@ -80,10 +80,18 @@ if [ -x scripts/deps.sh ]; then
     scripts/deps.sh
 fi
 
-echo "== [1/4] Building the Java parts (mvn install) =="
-mvn -B -q -ntp install -DskipTests
-echo "== [2/4] Building planck-emu and planck-collector (cargo build --release) =="
-cargo build --release -q -p planck-emu -p planck-collector
+if [ -n "${LAB_SKIP_BUILD:-}" ]; then
+    # Repeated experiments on an unchanged tree (LAB_SKIP_BUILD=1): the parts must exist.
+    for f in lab/target/planck-lab.jar target/release/planck-emu target/release/planck-collector; do
+        [ -e "$f" ] || { echo "lab: LAB_SKIP_BUILD set but $f is missing; build first" >&2; exit 1; }
+    done
+    echo "== [1-2/4] Build skipped (LAB_SKIP_BUILD) =="
+else
+    echo "== [1/4] Building the Java parts (mvn install) =="
+    mvn -B -q -ntp install -DskipTests
+    echo "== [2/4] Building planck-emu and planck-collector (cargo build --release) =="
+    cargo build --release -q -p planck-emu -p planck-collector
+fi
 
 echo "== [3/4] Mirror port veth $MIR <-> $CAP =="
 ip link del "$MIR" 2>/dev/null || true
@@ -127,6 +135,9 @@ ring_blocks = 4096
 block_timeout_ms = 1
 handover = "${LAB_HANDOVER:-block}"
 
+${LAB_COLLECTOR_ESTIMATOR:+[estimator]
+$LAB_COLLECTOR_ESTIMATOR
+}
 [detect]
 congestion_threshold_pct = 80.0
 hysteresis_pct = 5.0

@@ -266,7 +266,7 @@ public final class LabCommand implements Callable<Integer> {
                         : String.format("seeds %d-%d (%d runs of each workload and mode, flows pooled)", seed,
                                         seed + repeats - 1, repeats);
                 String settings = String.format("Flows: %d MiB; %s; threshold %.0f%%, hysteresis %.0f%%, "
-                        + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate; fabric %s",
+                        + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
                         mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice : ""))

@@ -293,7 +293,12 @@ public final class ExperimentRunner {
         checkArgument(hosts.size() == FabricSpec.HOSTS, "fabric has %s hosts, the experiment needs %s",
                       hosts.size(), FabricSpec.HOSTS);
 
-        if (mode == RoutingMode.PLANCK) {
+        // Every mode mirrors when a collector is there, so the fabric and the collector carry the
+        // same load in every run and a run's lag behind real time does not favour one mode;
+        // only PlanckTE's controller receives what the collector makes of the samples.
+        boolean mirrored = mode == RoutingMode.PLANCK
+                || (collector != null && endpoint != null && options.mirrorInterface != null);
+        if (mirrored) {
             List<MirrorSpec> mirrors = new ArrayList<>();
             for (DeviceId d : topo.graph().switches()) {
                 mirrors.add(new MirrorSpec(d, (int) EmulatorTopology.switchNumber(d),
@@ -303,7 +308,9 @@ public final class ExperimentRunner {
             collector.pushConfig(options.te);
             collector.pushForwarding(CollectorForwarding.build(options.collectorId, generation.incrementAndGet(),
                                                                topo, controller.plan()));
-            endpoint.attach(controller);
+            if (mode == RoutingMode.PLANCK) {
+                endpoint.attach(controller);
+            }
             emu.putMirrors(emu.interfaceSink(options.mirrorInterface), mirrors);
         }
 

@@ -132,8 +132,13 @@ public class ExperimentRunnerTest {
                          m.get("rspanVlan").asLong());
             assertEquals(GBPS / 10, m.get("rateBps").asLong());
         }
-        assertTrue(fabrics.get(0).mirrorConfigs().isEmpty());
-        assertEquals(1, collector.configPushes().size());
+        // Every mode mirrors the same way (same fabric and collector load in every run).
+        for (FakeFabric f : fabrics.subList(0, 3)) {
+            assertEquals(mirrors, f.mirrorConfigs().get(0));
+        }
+        // Optimal's one non-blocking switch mirrors too.
+        assertEquals(1, fabrics.get(3).mirrorConfigs().get(0).get("mirrors").size());
+        assertEquals(fabrics.size(), collector.configPushes().size());
         assertEquals(80, collector.configPushes().get(0).get("congestionThresholdPct").asInt());
         JsonNode map = collector.forwardingPushes().get(0);
         assertEquals(1, map.get("version").asInt());

@@ -75,7 +75,7 @@ public class ProcessFabricLauncherTest {
         }
         String cfg = Files.readString(work.resolve("fabric-1.toml"));
         assertEquals("[fabric]\ntopology = \"fattree:4\"\nlink_gbps = 1.000\nmode = \"realtime\"\nspin = false\n\n[control]\n"
-                     + "listen = \"" + listen + "\"\n", cfg);
+                     + "listen = \"" + listen + "\"\nrt_priority = 0\n", cfg);
         try {
             new EmulatorClient(f.control()).status();
             fail("the fabric still answers after close");
