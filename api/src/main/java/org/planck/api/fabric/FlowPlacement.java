@@ -21,8 +21,11 @@ public final class FlowPlacement {
         this.src = checkNotNull(src, "src");
         this.dst = checkNotNull(dst, "dst");
         checkArgument(pathIndex >= 0, "path index must be non-negative: %s", pathIndex);
-        checkArgument(rateBytesPerSec >= 0 && Double.isFinite(rateBytesPerSec),
-                      "rate must be finite and non-negative: %s", rateBytesPerSec);
+        // Not checkArgument(..., rate): that boxes the double on every call, and placements
+        // are made on every TE decision.
+        if (!(rateBytesPerSec >= 0 && Double.isFinite(rateBytesPerSec))) {
+            throw new IllegalArgumentException("rate must be finite and non-negative: " + rateBytesPerSec);
+        }
         this.pathIndex = pathIndex;
         this.rateBytesPerSec = rateBytesPerSec;
     }
