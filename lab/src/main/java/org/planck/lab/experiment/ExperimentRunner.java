@@ -279,8 +279,9 @@ public final class ExperimentRunner {
             throws IOException {
         EmulatorClient emu = new EmulatorClient(control);
         // The JDK's HTTP threads carry every request and answer of the loop (the telemetry
-        // server's dispatcher, the clients' selectors): same priority as the loop's own threads.
-        LoopThreads.promoteThreadsNamed(LoopThreads::isJdkHttpThread);
+        // server's dispatcher, the clients' selectors), and a stop-the-world collection holds
+        // the loop until its workers finish: same priority as the loop's own threads.
+        LoopThreads.promoteThreadsNamed(n -> LoopThreads.isJdkHttpThread(n) || LoopThreads.isStopTheWorldThread(n));
         LoopLatencyLog latencies = new LoopLatencyLog(1_000_000);
         LabController controller = new LabController(emu, mode.te(), options.te, latencies);
         controller.install();

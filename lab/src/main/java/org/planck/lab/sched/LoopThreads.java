@@ -173,6 +173,19 @@ public final class LoopThreads {
     }
 
     /**
+     * Whether a (kernel) thread name is one of the JVM's threads that work while every Java
+     * thread is stopped (the VM thread, the parallel GC workers): a collection pauses the loop
+     * too, and at normal priority its workers share the cores with the fabric and last several
+     * times longer. The concurrent GC threads are not among them.
+     *
+     * @param comm thread name as in {@code /proc/self/task/<tid>/comm}
+     * @return whether it is
+     */
+    public static boolean isStopTheWorldThread(String comm) {
+        return comm.equals("VM Thread") || comm.startsWith("GC Thread#");
+    }
+
+    /**
      * A factory of daemon threads that take the loop's real-time priority when they start.
      *
      * @param name thread name

@@ -71,6 +71,9 @@ public class LoopThreadsTest {
         // The caller is no JDK HTTP thread and stays as it was.
         assertEquals(0, LoopThreads.currentPolicy() & ~LoopThreads.SCHED_RESET_ON_FORK);
         assertFalse(LoopThreads.isJdkHttpThread("main"));
+        assertTrue(LoopThreads.isStopTheWorldThread("GC Thread#1"));
+        assertTrue(LoopThreads.isStopTheWorldThread("VM Thread"));
+        assertFalse(LoopThreads.isStopTheWorldThread("G1 Conc#0"));
     }
 
     @Test
