@@ -168,6 +168,11 @@ public final class LabCommand implements Callable<Integer> {
                 description = "nice value of the emulated fabric, 0-19; its lag is reported (default: ${DEFAULT-VALUE})")
         int fabricNice;
 
+        @Option(names = "--fabric-cpus",
+                description = "CPUs the emulated fabric runs on (taskset -c list, e.g. 1), so the loop's "
+                        + "real-time threads never preempt it; default: wherever the scheduler puts it")
+        String fabricCpus;
+
         @Option(names = "--loop-rt-priority", defaultValue = "10",
                 description = "SCHED_FIFO priority of the control loop's threads (telemetry intake, rule installer, "
                         + "poller), 1-99, or 0 for normal priority; the rest of the controller stays at normal "
@@ -250,7 +255,7 @@ public final class LabCommand implements Callable<Integer> {
                     options.liveView(liveView);
                 }
                 ExperimentRunner runner = new ExperimentRunner(
-                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice), endpoint,
+                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice, fabricCpus), endpoint,
                         collectorClient(), options, progress);
                 bar.setExtraMessage("warming up the controller");
                 org.planck.lab.control.JitWarmUp.run(2000);
@@ -269,7 +274,8 @@ public final class LabCommand implements Callable<Integer> {
                         + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
                         mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
-                                + (fabricNice > 0 ? ", at nice " + fabricNice : ""))
+                                + (fabricNice > 0 ? ", at nice " + fabricNice : "")
+                                + (fabricCpus != null ? ", on CPU " + fabricCpus + " (the collector and controller on the others)" : ""))
                         + (loopRtPriority > 0 ? "; the controller's loop threads (telemetry intake, rule installer, "
                                 + "poller) at SCHED_FIFO " + loopRtPriority + ", the rest of it at normal priority" : "")
                         + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "");

@@ -29,6 +29,7 @@ public final class ProcessFabricLauncher implements FabricLauncher {
     private final Path binary;
     private final Path workDir;
     private final int niceness;
+    private final String cpus;
     private final AtomicInteger runs = new AtomicInteger();
 
     /**
@@ -51,10 +52,26 @@ public final class ProcessFabricLauncher implements FabricLauncher {
      *                 real time is measured and reported)
      */
     public ProcessFabricLauncher(Path binary, Path workDir, int niceness) {
+        this(binary, workDir, niceness, null);
+    }
+
+    /**
+     * A launcher whose fabric runs on given CPUs.
+     *
+     * @param binary   the planck-emu executable
+     * @param workDir  where configs and logs go
+     * @param niceness the fabric's nice value, 0-19
+     * @param cpus     CPU list for the fabric ({@code taskset -c} syntax, e.g. "1" or "1-3"), or
+     *                 null to leave its affinity as inherited
+     */
+    public ProcessFabricLauncher(Path binary, Path workDir, int niceness, String cpus) {
         this.binary = checkNotNull(binary, "binary");
         this.workDir = checkNotNull(workDir, "workDir");
         checkArgument(niceness >= 0 && niceness <= 19, "niceness must be in [0, 19]: %s", niceness);
+        checkArgument(cpus == null || cpus.matches("[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*"),
+                      "fabric CPUs must be a CPU list such as 1 or 1-3,5: %s", cpus);
         this.niceness = niceness;
+        this.cpus = cpus;
     }
 
     @Override
@@ -65,6 +82,9 @@ public final class ProcessFabricLauncher implements FabricLauncher {
         Files.writeString(config, spec.toToml());
         Path out = workDir.resolve("fabric-" + n + ".log");
         List<String> command = new ArrayList<>();
+        if (cpus != null) {
+            command.addAll(List.of("taskset", "-c", cpus));
+        }
         if (niceness > 0) {
             command.addAll(List.of("nice", "-n", Integer.toString(niceness)));
         }
