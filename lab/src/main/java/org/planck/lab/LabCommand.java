@@ -3,6 +3,7 @@ package org.planck.lab;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
 import me.tongfei.progressbar.ProgressBarStyle;
+import org.planck.api.config.PlanckSettings;
 import org.planck.lab.control.CollectorClient;
 import org.planck.lab.control.TeSettings;
 import org.planck.lab.control.TelemetryEndpoint;
@@ -179,7 +180,7 @@ public final class LabCommand implements Callable<Integer> {
                         + "priority (default: ${DEFAULT-VALUE})")
         int loopRtPriority;
 
-        @Option(names = "--elephant-pct", defaultValue = "10",
+        @Option(names = "--elephant-pct", defaultValue = "" + PlanckSettings.DEFAULT_ELEPHANT_THRESHOLD_PCT,
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
         double elephantPct;
 
