@@ -39,7 +39,7 @@ record() {
     fi
     echo "live view: recording $url with $("$chromium" --version 2>/dev/null | head -1)"
     # A browser must not take the CPU from the loop it watches: lowest priority, bounded.
-    if ! (cd src/test/browser && CHROMIUM="$chromium" timeout 900 nice -n 19 node lab-live-view.js "$url" "$dir" 880); then
+    if ! (cd src/test/browser && CHROMIUM="$chromium" timeout --foreground 900 nice -n 19 node lab-live-view.js "$url" "$dir" 880); then
         [ -s "$dir/live-view.json" ] || skip "the browser recorder failed (see live-view.log)" "$url"
     fi
     return 0
