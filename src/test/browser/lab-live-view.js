@@ -1,11 +1,13 @@
 // Records the lab's live fabric view during a real lab run, in headless Chromium:
-//  - opens the page as soon as the lab serves it (polling every POLL_MS, passed as ?poll=);
+//  - opens the page as soon as the lab serves it, polling every SNAPSHOT_POLL_MS (?poll=) so
+//    that a run of a few hundred milliseconds is caught while its flows move;
 //  - notes when each TE move first appears in the page's move list (from the page's own
 //    "planck:rendered" event, i.e. right after the DOM was drawn) so that the lab's move log
 //    (moves.csv) can say how long a move took to reach the screen;
 //  - the first time a PlanckTE run is drawn with links carrying load and a move listed, pauses
 //    the page in that same event (so nothing redraws in between), reads the DOM, saves a
-//    screenshot, resumes;
+//    screenshot, resumes at the page's default poll interval (FOLLOW_POLL_MS), as an operator
+//    sees it, and takes less CPU from the loop it watches;
 //  - keeps noting moves until the lab stops serving the page or FOLLOW_S after the screenshot.
 // Writes <out>/live-view.json; the lab's report step (org.planck.lab.report) judges it.
 //   node lab-live-view.js <url> <outdir> [max-seconds]
@@ -13,7 +15,8 @@ const fs = require('fs');
 const path = require('path');
 const { launch } = require('./browser');
 
-const POLL_MS = 50;
+const SNAPSHOT_POLL_MS = 50;
+const FOLLOW_POLL_MS = 500;
 const FOLLOW_S = 30;
 const SNAPSHOT_MODE = 'PLANCK';
 
@@ -46,7 +49,7 @@ function recorder(snapshotMode) {
             const key = li.getAttribute('data-flow') + '@' + li.getAttribute('data-time');
             if (!(key in rec.moves)) {
                 rec.moves[key] = { flow: li.getAttribute('data-flow'), timeMillis: +li.getAttribute('data-time'),
-                    shownAtMs: now, mode: view.mode };
+                    shownAtMs: now, mode: view.mode, pollMs: window.planckView.pollMs() };
             }
         });
         if (rec.snapshot || view.mode !== snapshotMode) {
@@ -91,7 +94,7 @@ function recorder(snapshotMode) {
 (async () => {
     const [url, out, maxArg] = process.argv.slice(2);
     const deadline = Date.now() + 1000 * (+maxArg || 900);
-    const result = { url, pollMs: POLL_MS, snapshotMode: SNAPSHOT_MODE, status: 'failed', reason: '',
+    const result = { url, pollMs: SNAPSHOT_POLL_MS, followPollMs: FOLLOW_POLL_MS, snapshotMode: SNAPSHOT_MODE, status: 'failed', reason: '',
         screenshot: null, snapshot: null, moves: [], startedAtMs: Date.now() };
     const write = () => fs.writeFileSync(path.join(out, 'live-view.json'), JSON.stringify(result, null, 1));
 
@@ -110,7 +113,7 @@ function recorder(snapshotMode) {
         page.on('pageerror', e => errors.push(e.message));
         await page.addInitScript(recorder, SNAPSHOT_MODE);
         const pageUrl = new URL(url);
-        pageUrl.searchParams.set('poll', POLL_MS);
+        pageUrl.searchParams.set('poll', SNAPSHOT_POLL_MS);
         await page.goto(pageUrl.href, { timeout: 15000 });
         result.pageUrl = pageUrl.href;
 
@@ -123,10 +126,11 @@ function recorder(snapshotMode) {
             if (rec.snapshot && !shot) {
                 result.screenshot = 'lab-live-view.png';
                 await page.screenshot({ path: path.join(out, result.screenshot) });
-                await page.evaluate(() => {
+                await page.evaluate(ms => {
                     window.__planckRecorder.pauseEndMs = Date.now();
+                    window.planckView.setPollMs(ms);
                     window.planckView.resume();
-                });
+                }, FOLLOW_POLL_MS);
                 shot = true;
                 followUntil = Date.now() + FOLLOW_S * 1000;
             }

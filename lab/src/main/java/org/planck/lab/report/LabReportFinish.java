@@ -65,11 +65,15 @@ public final class LabReportFinish {
             if (!rec.recorded()) {
                 sb.append("Not recorded in a browser: ").append(rec.reason).append(".\n");
             } else {
-                sb.append("Headless Chromium loaded it during the run (lab/live-view.sh, the page polling every ")
-                        .append(rec.pollMs).append(" ms) and took this screenshot the first time a PlanckTE run was "
+                sb.append("Headless Chromium loaded it during the run (lab/live-view.sh), the page polling every ")
+                        .append(rec.pollMs).append(" ms, and took this screenshot the first time a PlanckTE run was "
                         + "drawn with loaded links and a move listed")
                         .append(checks.snapshotRun.isEmpty() ? "" : " (" + checks.snapshotRun + ")").append(":\n\n")
                         .append("![live fabric view during a PlanckTE run](").append(rec.screenshot).append(")\n\n");
+                if (rec.followPollMs != rec.pollMs) {
+                    sb.append("After the screenshot the page went back to polling every ").append(rec.followPollMs)
+                            .append(" ms (its default) while the browser kept timing the moves.\n\n");
+                }
                 sb.append("Checks (").append(CHECKS).append("; a move's time is moves.csv's time_ms, "
                         + "when the controller decided it):\n\n");
                 for (String line : checks.text().split("\n")) {

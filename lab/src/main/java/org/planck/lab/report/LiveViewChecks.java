@@ -38,6 +38,8 @@ final class LiveViewChecks {
     int beforePage;
     int duringPause;
     final List<String> unmatched = new ArrayList<>();
+    /** How many moves were timed at each poll interval, e.g. "5 at 50 ms, 23 at 500 ms", or "". */
+    String pollSplit = "";
     /** Run the screenshot shows, e.g. "stride8 / PlanckTE", or "". */
     String snapshotRun = "";
 
@@ -107,6 +109,7 @@ final class LiveViewChecks {
 
     private void moves(MoveLog log) {
         List<Long> lags = new ArrayList<>();
+        java.util.TreeMap<Long, Integer> byPoll = new java.util.TreeMap<>();
         for (LiveViewRecording.ShownMove m : rec.moves) {
             MoveLog.Entry e = log.byKey.get(m.key());
             if (e == null) {
@@ -117,9 +120,16 @@ final class LiveViewChecks {
                 duringPause++;
             } else {
                 lags.add(m.shownAtMs - e.timeMs);
+                byPoll.merge(m.pollMs, 1, Integer::sum);
             }
         }
         lagsMs = lags.stream().mapToLong(Long::longValue).sorted().toArray();
+        if (byPoll.size() > 1 || !byPoll.containsKey(0L)) {
+            StringBuilder sb = new StringBuilder();
+            byPoll.forEach((poll, n) -> sb.append(sb.length() == 0 ? "" : ", ").append(n).append(" with the page polling every ")
+                    .append(poll).append(" ms"));
+            pollSplit = sb.toString();
+        }
         add(unmatched.isEmpty(), "every move the page showed is in moves.csv"
                 + (unmatched.isEmpty() ? " (" + rec.moves.size() + ")" : "; not found: " + unmatched));
         long max = lagsMs.length == 0 ? -1 : lagsMs[lagsMs.length - 1];
@@ -135,6 +145,7 @@ final class LiveViewChecks {
         }
         return String.format(Locale.ROOT, "%d moves, min %d ms, median %d ms, max %d ms", lagsMs.length, lagsMs[0],
                              lagsMs[lagsMs.length / 2], lagsMs[lagsMs.length - 1])
+                + (pollSplit.isEmpty() ? "" : "; " + pollSplit)
                 + (beforePage + duringPause > 0 ? " (not counted: " + beforePage + " made before the page drew its "
                 + "first run, " + duringPause + " made while it was paused for the screenshot)" : "");
     }

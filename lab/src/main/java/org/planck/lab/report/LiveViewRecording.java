@@ -24,6 +24,7 @@ public final class LiveViewRecording {
     final String reason;
     final String url;
     final long pollMs;
+    final long followPollMs;
     final String screenshot;
     final Snapshot snapshot;
     final long firstRenderMs;
@@ -37,6 +38,7 @@ public final class LiveViewRecording {
         reason = j.path("reason").asText("");
         url = j.path("url").asText("");
         pollMs = j.path("pollMs").asLong();
+        followPollMs = j.path("followPollMs").asLong(pollMs);
         screenshot = j.path("screenshot").isTextual() ? j.path("screenshot").asText() : null;
         snapshot = j.path("snapshot").isObject() ? new Snapshot(j.path("snapshot")) : null;
         firstRenderMs = j.path("firstRenderMs").asLong();
@@ -81,18 +83,23 @@ public final class LiveViewRecording {
         }
     }
 
-    /** A move as the page showed it: flow "src:sport->dst:dport/proto", its time, when it appeared. */
+    /**
+     * A move as the page showed it: flow "src:sport->dst:dport/proto", its time, when it
+     * appeared and the page's poll interval then.
+     */
     static final class ShownMove {
         final String flow;
         final long timeMillis;
         final long shownAtMs;
         final String mode;
+        final long pollMs;
 
         ShownMove(JsonNode m) {
             flow = m.path("flow").asText();
             timeMillis = m.path("timeMillis").asLong();
             shownAtMs = m.path("shownAtMs").asLong();
             mode = m.path("mode").asText("");
+            pollMs = m.path("pollMs").asLong();
         }
 
         String key() {

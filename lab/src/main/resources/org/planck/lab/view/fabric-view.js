@@ -76,8 +76,21 @@
             .attr('stroke', '#bbb');
         lines.selectAll('text.link-label').data(topo.links, function (l) { return l.id; }).enter()
             .append('text').attr('class', 'link-label').attr('data-id', function (l) { return l.id; })
-            .attr('x', function (l) { return (positions[l.a].x + positions[l.b].x) / 2 + 3; })
-            .attr('y', function (l) { return (positions[l.a].y + positions[l.b].y) / 2; });
+            .attr('text-anchor', 'middle').attr('dy', -3)
+            .each(function (l) {
+                // A third of the way up from the lower switch, along the link: crossing links
+                // of a fat tree share their midpoints, so labels there would overlap.
+                var lo = positions[l.a].y >= positions[l.b].y ? positions[l.a] : positions[l.b];
+                var hi = lo === positions[l.a] ? positions[l.b] : positions[l.a];
+                var x = lo.x + (hi.x - lo.x) / 3;
+                var y = lo.y + (hi.y - lo.y) / 3;
+                var angle = Math.atan2(hi.y - lo.y, hi.x - lo.x) * 180 / Math.PI;
+                if (angle < -90) {
+                    angle += 180;
+                }
+                d3.select(this).attr('x', x).attr('y', y)
+                    .attr('transform', 'rotate(' + angle.toFixed(1) + ',' + x.toFixed(1) + ',' + y.toFixed(1) + ')');
+            });
         var hostLinks = svg.append('g');
         topo.hosts.forEach(function (h) {
             hostLinks.append('line').attr('stroke', '#ddd')
@@ -207,7 +220,11 @@
     }
 
     window.planckView = {
-        pollMs: POLL_MS,
+        pollMs: function () { return POLL_MS; },
+        setPollMs: function (ms) {
+            POLL_MS = pollInterval(ms);
+            d3.select('#poll').text('polls every ' + POLL_MS + ' ms');
+        },
         pause: function () { setPaused(true); },
         resume: function () { setPaused(false); },
         isPaused: function () { return paused; },
