@@ -26,7 +26,7 @@ async function serving(url) {
     try {
         const r = await fetch(new URL('api/view', url), { signal: AbortSignal.timeout(2000) });
         return r.ok;
-    } catch (e) {
+    } catch {
         return false;
     }
 }
