@@ -52,6 +52,17 @@ const { launch, check } = require('./browser');
         const bars = await page.$$eval('#histogram rect.bar', r => r.map(x => +x.getAttribute('data-count')));
         check(bars.reduce((a, c) => a + c, 0) === 5, `latency histogram holds the 5 samples (${bars})`);
 
+        // Pause (key p) freezes the page; resuming brings updates back.
+        const updated = () => page.$eval('body', b => b.getAttribute('data-updated'));
+        await page.keyboard.press('p');
+        const frozen = await updated();
+        await page.waitForTimeout(1200);
+        check(await updated() === frozen && await page.$eval('body', b => b.classList.contains('paused')),
+            'paused: no update for 1.2 s (page polls every 500 ms)');
+        await page.keyboard.press('p');
+        await page.waitForFunction(u => document.body.getAttribute('data-updated') !== u, frozen, { timeout: 2000 });
+        check(!(await page.$eval('body', b => b.classList.contains('paused'))), 'resumed: updates again');
+
         await page.screenshot({ path: shot });
         console.log('screenshot: ' + shot);
     } finally {
