@@ -70,6 +70,7 @@ function recorder(snapshotMode) {
         rec.snapshot = {
             takenAtMs: now,
             mode: view.mode,
+            run: view.run,
             status: document.querySelector('#status').textContent,
             topologyLinks: view.topology.links.length,
             linksDrawn: links.length,

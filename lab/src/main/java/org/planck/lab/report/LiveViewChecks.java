@@ -40,7 +40,7 @@ final class LiveViewChecks {
     final List<String> unmatched = new ArrayList<>();
     /** How many moves were timed at each poll interval, e.g. "5 at 50 ms, 23 at 500 ms", or "". */
     String pollSplit = "";
-    /** Run the screenshot shows, e.g. "stride8 / PlanckTE", or "". */
+    /** Run the screenshot shows as the page named it, else from moves.csv ("stride8 / PlanckTE"), or "". */
     String snapshotRun = "";
 
     private LiveViewChecks(LiveViewRecording rec) {
@@ -91,7 +91,9 @@ final class LiveViewChecks {
             return;
         }
         MoveLog.Entry first = log.byKey.get(s.firstMoveKey);
-        if (first != null) {
+        if (!s.run.isEmpty()) {
+            snapshotRun = s.run;
+        } else if (first != null) {
             snapshotRun = first.workload + " / " + first.mode;
         }
         add(SNAPSHOT_MODE.equals(s.mode), "the screenshot shows a PlanckTE run while its flows move (mode "

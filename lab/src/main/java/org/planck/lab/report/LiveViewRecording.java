@@ -55,6 +55,7 @@ public final class LiveViewRecording {
     /** The DOM when the screenshot was taken. */
     static final class Snapshot {
         final String mode;
+        final String run;
         final int topologyLinks;
         final int linksDrawn;
         final int linksLoaded;
@@ -69,6 +70,7 @@ public final class LiveViewRecording {
 
         Snapshot(JsonNode s) {
             mode = s.path("mode").asText("");
+            run = s.path("run").asText("");
             topologyLinks = s.path("topologyLinks").asInt();
             linksDrawn = s.path("linksDrawn").asInt();
             linksLoaded = s.path("linksLoaded").asInt();

@@ -208,7 +208,7 @@
             }
             drawLoads(view);
             drawSide(view);
-            status.text('mode ' + view.mode + ', updated ' + new Date(view.timeMillis).toLocaleTimeString());
+            status.text((view.run || view.mode) + ' (mode ' + view.mode + '), updated ' + new Date(view.timeMillis).toLocaleTimeString());
             document.body.setAttribute('data-updated', view.timeMillis);
             document.body.setAttribute('data-mode', view.mode);
             document.dispatchEvent(new CustomEvent('planck:rendered', {detail: view}));

@@ -89,6 +89,17 @@ public class LabReportFinishTest {
     }
 
     @Test
+    public void theRunIsNamedAsThePageNamedIt() throws IOException {
+        recording("PLANCK", 12, move("10.0.0.9:10777->10.0.0.1:5001/6", T0 + 1000, T0 + 1060));
+        Path f = dir.resolve(LiveViewRecording.FILE);
+        Files.writeString(f, Files.readString(f).replace("\"mode\": \"PLANCK\", \"topologyLinks\"",
+                "\"mode\": \"PLANCK\", \"run\": \"stride(8) / PlanckTE\", \"topologyLinks\""));
+        LiveViewChecks c = LabReportFinish.finish(dir);
+        assertEquals("stride(8) / PlanckTE", c.snapshotRun);
+        assertTrue(Files.readString(dir.resolve("report.md")).contains("a move listed (stride(8) / PlanckTE):"));
+    }
+
+    @Test
     public void aMoveShownLateOrNotInTheLogFails() throws IOException {
         recording("PLANCK", 12,
                   move("10.0.0.9:10777->10.0.0.1:5001/6", T0 + 1000, T0 + 1060),
