@@ -13,6 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 [ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "FAIL lab-quick: chromium is required (scripts/deps.sh)"; exit 1; }
+# The recorder's playwright-core, installed before the lab starts so the page opens in time.
+[ -d src/test/browser/node_modules/playwright-core ] \
+    || (cd src/test/browser && timeout 300 npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 
 out=$(mktemp -d /tmp/planck-lab-quick.XXXXXX)
 log="$out.log"
