@@ -10,7 +10,8 @@
 #   scripts/lab.sh --flow-mib 100   # the earlier, slower time scale (flows of ~0.84 s)
 #   scripts/lab.sh --quick    # CI: stride(8) and random bijection only (< 5 minutes)
 #   scripts/lab.sh --out DIR  # report directory (default results/lab-<time>)
-# Any other arguments go to `planck-lab experiment` (see `--help` there).
+# Any other arguments go to `planck-lab experiment` (see `--help` there). LAB_JAVA_OPTS adds JVM
+# options to the lab controller (e.g. a flight recording: -XX:StartFlightRecording=filename=lab.jfr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,16 +28,20 @@ COLLECTOR_CONTROL=127.0.0.1:17070
 EMU_CONTROL=127.0.0.1:19870
 LAB_USER=planck
 LAB_PASSWORD=planck-lab
-# The loop's processes (controller, collector) get a core when they have work, as a
-# switch's control plane would: real-time FIFO priority 10 (LAB_SCHED=fifo, the default; they
-# block in poll/recv between samples) with reset-on-fork, so the fabric the controller starts
-# runs at normal priority, at nice 10. LAB_SCHED=nice runs them at nice LAB_NICE (-10) instead,
-# with the fabric 10 below them (--fabric-nice is relative).
+# The loop gets a core when it has work, as a switch's control plane would: the collector runs
+# at real-time FIFO priority 10 (LAB_SCHED=fifo, the default; its threads block in poll/recv
+# between samples), with reset-on-fork. The controller's JVM runs at normal priority and moves
+# only its loop threads (telemetry intake, rule installer, poller) to FIFO 10 itself
+# (--loop-rt-priority): a whole JVM at FIFO once let a JIT compilation hold a core while a
+# telemetry batch waited. The fabric runs at normal priority. LAB_SCHED=nice runs the collector
+# at nice LAB_NICE (-10) instead and the loop threads at normal priority.
 LAB_SCHED=${LAB_SCHED:-fifo}
 LAB_NICE=${LAB_NICE:--10}
 loop_priority=(nice -n "$LAB_NICE")
+controller_rt=(--loop-rt-priority 0)
 if [ "$LAB_SCHED" = fifo ] && chrt --fifo --reset-on-fork 10 true 2>/dev/null; then
     loop_priority=(chrt --fifo --reset-on-fork 10)
+    controller_rt=(--loop-rt-priority 10)
 fi
 
 out="results/lab-$(date -u +%Y%m%d-%H%M%S)"
@@ -91,8 +96,8 @@ for dev in "$MIR" "$CAP"; do
     ip link set "$dev" up
 done
 
-echo "== [4/4] ($(echo "${loop_priority[@]}")) Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP =="
-"${loop_priority[@]}" java -jar lab/target/planck-lab.jar experiment \
+echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP ($(echo "${loop_priority[@]}")) =="
+java ${LAB_JAVA_OPTS:-} -jar lab/target/planck-lab.jar experiment "${controller_rt[@]}" \
     --emu-bin target/release/planck-emu --out "$out" \
     --listen "$LISTEN" --user "$LAB_USER" --password "$LAB_PASSWORD" \
     --collector-control "http://$COLLECTOR_CONTROL" --collector-id c1 \

@@ -716,7 +716,7 @@ impl<D: Decoder> Worker<D> {
                     EstimatorKind::Ipv4Id => EstimatorKind::SampledBytes,
                     k => k,
                 },
-                low_confidence: est.kind.low_confidence(),
+                low_confidence: est.kind.low_confidence(t.proto == crate::decode::frame::IPPROTO_TCP),
             }));
         }
         dirty.clear();

@@ -113,7 +113,7 @@ pub fn replay(
                 bps: est.bytes_per_sec * 8.0,
                 samples: est.samples,
                 estimator: est.kind,
-                low_confidence: est.kind.low_confidence(),
+                low_confidence: est.kind.low_confidence(st.key.tuple.proto == crate::decode::frame::IPPROTO_TCP),
                 sampled_bytes_bps: st.sampled_bytes_lifetime_rate().map(|r| r * 8.0),
                 port: (st.port != NO_PORT).then(|| map.ports[st.port as usize].port),
                 dst_mac: format_mac(&st.dst_mac),

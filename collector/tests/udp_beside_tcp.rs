@@ -119,7 +119,7 @@ fn sequential_ids_give_the_true_rate_and_others_are_flagged() {
                 );
                 let cur = f.current(&params).unwrap();
                 assert_eq!(cur.kind, EstimatorKind::Ipv4Id);
-                assert!(!cur.kind.low_confidence());
+                assert!(!cur.kind.low_confidence(false));
             }
             7001 => {
                 seen += 1;
@@ -127,7 +127,7 @@ fn sequential_ids_give_the_true_rate_and_others_are_flagged() {
                 // What the ratio gives: half the datagrams x 8 = 4x the true rate.
                 let bps = life.bytes_per_sec * 8.0;
                 assert!(bps > 24e6, "unnumbered UDP at {bps} b/s");
-                assert!(f.current(&params).unwrap().kind.low_confidence());
+                assert!(f.current(&params).unwrap().kind.low_confidence(false));
             }
             other => panic!("unexpected flow {other}"),
         }

@@ -145,8 +145,10 @@ fn mac_parsing_round_trips_and_rejects_garbage() {
 // ---------------------------------------------------------------- API
 
 fn fabric(topology: &str) -> RunningFabric {
+    // rt_priority: as root the control thread runs at SCHED_FIFO (the lab's setting), otherwise
+    // it says so on stderr and serves at normal priority; either way every API test below runs.
     let cfg = FabricConfig::parse(&format!(
-        "[fabric]\ntopology = \"{topology}\"\nlink_gbps = 1.0\nbuffer_pkts = 100\nmode = \"realtime\"\nspin = false\n[control]\nlisten = \"127.0.0.1:0\"\n"
+        "[fabric]\ntopology = \"{topology}\"\nlink_gbps = 1.0\nbuffer_pkts = 100\nmode = \"realtime\"\nspin = false\n[control]\nlisten = \"127.0.0.1:0\"\nrt_priority = 10\n"
     ))
     .unwrap();
     planck_emu::lab::start(&cfg).unwrap()
@@ -764,6 +766,7 @@ fn cli_bad_config_exits_with_one_line_reason() {
         ("[fabric]\nscheme = \"red\"\n", "droptail"),
         ("[fabric]\nlink_gbps = 0.0\n", "link_gbps"),
         ("[fabric]\ncolour = 1\n", "unknown field"),
+        ("[fabric]\n[control]\nrt_priority = 100\n", "control.rt_priority"),
     ] {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, text).unwrap();

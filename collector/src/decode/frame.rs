@@ -9,7 +9,7 @@ use etherparse::{LaxNetSlice, LaxSlicedPacket, LinkSlice, TransportSlice, VlanSl
 
 use super::{DecodeError, Decoder, FiveTuple, PacketSample, TcpSegment, Transport};
 
-const IPPROTO_TCP: u8 = 6;
+pub const IPPROTO_TCP: u8 = 6;
 const IPPROTO_UDP: u8 = 17;
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -58,10 +58,14 @@ pub enum EstimatorKind {
 }
 
 impl EstimatorKind {
-    /// Sampled bytes x a sampling ratio measured on other (TCP) flows: a drop-tail
-    /// mirror samples smooth flows more often than bursty ones, so this may be far off.
-    pub fn low_confidence(self) -> bool {
-        self == EstimatorKind::SampledBytes
+    /// Whether an estimate of this kind for a flow of this protocol may be far off: sampled
+    /// bytes x a sampling ratio measured on TCP flows, for a flow that is not TCP (a drop-tail
+    /// mirror samples smooth flows more often than bursty ones). A TCP flow falls back to
+    /// sampled bytes only while its sequence numbers are unusable (a retransmission in the
+    /// window, too short a window), typically just when its port congests; its ratio comes from
+    /// flows of its own kind, so the estimate stays actionable.
+    pub fn low_confidence(self, tcp: bool) -> bool {
+        self == EstimatorKind::SampledBytes && !tcp
     }
 }
 
@@ -725,6 +729,17 @@ fn advise_huge_pages(addr: usize, len: usize) {
 mod tests {
     use super::*;
     use std::net::{IpAddr, Ipv4Addr};
+
+    #[test]
+    fn only_non_tcp_sampled_bytes_is_low_confidence() {
+        // A congested TCP flow whose window holds a retransmission falls back to sampled
+        // bytes: TE must still act on it (this flag once hid every congested flow from TE).
+        assert!(!EstimatorKind::SampledBytes.low_confidence(true));
+        assert!(EstimatorKind::SampledBytes.low_confidence(false));
+        for k in [EstimatorKind::TcpSeq, EstimatorKind::TcpAck, EstimatorKind::Ipv4Id] {
+            assert!(!k.low_confidence(true) && !k.low_confidence(false), "{k:?}");
+        }
+    }
 
     fn key(n: u16) -> FlowKey {
         FlowKey {

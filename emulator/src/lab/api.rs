@@ -283,14 +283,46 @@ pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
     let engine = std::thread::Builder::new()
         .name("fabric-engine".into())
         .spawn(move || engine.run(rx))?;
+    let rt_priority = cfg.control.rt_priority;
     let server = std::thread::Builder::new()
         .name("fabric-control".into())
-        .spawn(move || serve(server, tx, topo_doc, names))?;
+        .spawn(move || {
+            if rt_priority > 0 {
+                if let Err(e) = realtime_priority(rt_priority) {
+                    eprintln!(
+                        "planck-emu fabric: control API at normal priority (SCHED_FIFO {rt_priority}: {e})"
+                    );
+                }
+            }
+            serve(server, tx, topo_doc, names)
+        })?;
     Ok(RunningFabric {
         addr,
         engine,
         server,
     })
+}
+
+/// Moves the calling thread to SCHED_FIFO at `priority`, with SCHED_RESET_ON_FORK.
+fn realtime_priority(priority: u8) -> std::io::Result<()> {
+    if priority > 99 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "priority must be 1-99",
+        ));
+    }
+    let param = libc::sched_param {
+        sched_priority: i32::from(priority),
+    };
+    // SAFETY: pid 0 is the calling thread; `param` outlives the call.
+    let rc = unsafe {
+        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &param)
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Binds the control API with TCP_NODELAY on the listening socket, which Linux hands on to

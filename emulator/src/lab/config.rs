@@ -54,12 +54,17 @@ impl Default for FabricSection {
 #[serde(deny_unknown_fields, default)]
 pub struct ControlSection {
     pub listen: String,
+    /// SCHED_FIFO priority of the control API's thread (1-99), 0 for normal priority. The
+    /// controller's rule batches wait for this thread's answer: at normal priority it queues
+    /// behind the busy engine thread and everything else on the machine.
+    pub rt_priority: u8,
 }
 
 impl Default for ControlSection {
     fn default() -> Self {
         ControlSection {
             listen: "127.0.0.1:9870".into(),
+            rt_priority: 0,
         }
     }
 }
@@ -90,6 +95,12 @@ impl FabricConfig {
         }
         if !(128..=9000).contains(&f.mtu_bytes) {
             anyhow::bail!("fabric.mtu_bytes must be in 128..=9000");
+        }
+        if self.control.rt_priority > 99 {
+            anyhow::bail!(
+                "control.rt_priority must be 0 (normal) to 99, got {}",
+                self.control.rt_priority
+            );
         }
         self.topology()?;
         Ok(())

@@ -15,6 +15,8 @@ import org.planck.lab.experiment.RunProgress;
 import org.planck.lab.experiment.RunResult;
 import org.planck.lab.experiment.Workload;
 import org.planck.lab.view.FabricViewServer;
+import org.planck.lab.http.NoDelayHttpServer;
+import org.planck.lab.sched.LoopThreads;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -50,6 +52,7 @@ public final class LabCommand implements Callable<Integer> {
      * @param args arguments
      */
     public static void main(String[] args) {
+        NoDelayHttpServer.init();
         System.setProperty("java.awt.headless", "true");
         // The progress bar owns the terminal; per-run details go to the report.
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -161,9 +164,15 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--poll-ms", defaultValue = "100", description = "Poll mode's interval")
         long pollMs;
 
-        @Option(names = "--fabric-nice", defaultValue = "10",
-                description = "nice value of the emulated fabric, 0-19: it yields the CPU to the collector and the controller, as switches would never take it from them; its lag is reported (default: ${DEFAULT-VALUE})")
+        @Option(names = "--fabric-nice", defaultValue = "0",
+                description = "nice value of the emulated fabric, 0-19; its lag is reported (default: ${DEFAULT-VALUE})")
         int fabricNice;
+
+        @Option(names = "--loop-rt-priority", defaultValue = "10",
+                description = "SCHED_FIFO priority of the control loop's threads (telemetry intake, rule installer, "
+                        + "poller), 1-99, or 0 for normal priority; the rest of the controller stays at normal "
+                        + "priority (default: ${DEFAULT-VALUE})")
+        int loopRtPriority;
 
         @Option(names = "--elephant-pct", defaultValue = "10",
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
@@ -218,6 +227,7 @@ public final class LabCommand implements Callable<Integer> {
             }
             String[] hp = listen.split(":");
             String[] vp = view.split(":");
+            LoopThreads.usePriority(loopRtPriority);
             try (FabricViewServer liveView = "off".equals(view) ? null
                         : FabricViewServer.start(new InetSocketAddress(vp[0], Integer.parseInt(vp[1])));
                  TelemetryEndpoint endpoint = TelemetryEndpoint.start(
@@ -259,8 +269,9 @@ public final class LabCommand implements Callable<Integer> {
                         + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate; fabric %s",
                         mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
-                                + (fabricNice > 0 ? ", at nice " + fabricNice + " (it yields the CPU to the collector "
-                                + "and the controller)" : ""))
+                                + (fabricNice > 0 ? ", at nice " + fabricNice : ""))
+                        + (loopRtPriority > 0 ? "; the controller's loop threads (telemetry intake, rule installer, "
+                                + "poller) at SCHED_FIFO " + loopRtPriority + ", the rest of it at normal priority" : "")
                         + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "");
                 new Report(results, rate, settings, pollMs).write(dir);
             }

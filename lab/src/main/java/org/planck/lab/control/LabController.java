@@ -29,6 +29,7 @@ import org.planck.lab.emu.EmulatorClient;
 import org.planck.lab.emu.EmulatorException;
 import org.planck.lab.emu.EmulatorTopology;
 import org.planck.lab.emu.RuleTranslation;
+import org.planck.lab.sched.LoopThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,11 +106,8 @@ public final class LabController implements TelemetrySink, AutoCloseable {
      * installs the batch itself and so slows down its sources.
      */
     private final ThreadPoolExecutor installer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-            new ArrayBlockingQueue<>(64), r -> {
-                Thread t = new Thread(r, "lab-rule-installer");
-                t.setDaemon(true);
-                return t;
-            }, new ThreadPoolExecutor.CallerRunsPolicy());
+            new ArrayBlockingQueue<>(64), LoopThreads.factory("lab-rule-installer"),
+            new ThreadPoolExecutor.CallerRunsPolicy());
     private final AtomicLong moves = new AtomicLong();
     /** Every move the loop decided, in order (bounded: a run has at most a few thousand). */
     private final List<Reroute> decidedMoves = new ArrayList<>();

@@ -11,6 +11,7 @@ import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.api.telemetry.TelemetryJson;
 import org.planck.lab.http.NoDelayHttpServer;
+import org.planck.lab.sched.LoopThreads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,11 +70,7 @@ public final class TelemetryEndpoint implements AutoCloseable {
         checkNotNull(password, "password");
         HttpServer server = NoDelayHttpServer.create(address, 64);
         // One thread: batches are applied in arrival order, as one collector sends them.
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "lab-telemetry");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService executor = Executors.newSingleThreadExecutor(LoopThreads.factory("lab-telemetry"));
         TelemetryEndpoint endpoint = new TelemetryEndpoint(server, executor);
         server.createContext(PATH, endpoint::handle).setAuthenticator(new BasicAuthenticator("planck-lab") {
             @Override

@@ -18,6 +18,7 @@ import org.planck.lab.emu.EmulatorTopology;
 import org.planck.lab.emu.FabricStatus;
 import org.planck.lab.emu.FlowSpec;
 import org.planck.lab.emu.MirrorSpec;
+import org.planck.lab.sched.LoopThreads;
 import org.planck.lab.view.FabricViewServer;
 import org.planck.lab.view.LabFabricView;
 import org.slf4j.Logger;
@@ -277,6 +278,9 @@ public final class ExperimentRunner {
     private RunResult runOn(URI control, Workload workload, RoutingMode mode, long linkBps, long seed)
             throws IOException {
         EmulatorClient emu = new EmulatorClient(control);
+        // The JDK's HTTP threads carry every request and answer of the loop (the telemetry
+        // server's dispatcher, the clients' selectors): same priority as the loop's own threads.
+        LoopThreads.promoteThreadsNamed(LoopThreads::isJdkHttpThread);
         LoopLatencyLog latencies = new LoopLatencyLog(1_000_000);
         LabController controller = new LabController(emu, mode.te(), options.te, latencies);
         controller.install();
@@ -333,11 +337,9 @@ public final class ExperimentRunner {
         ScheduledExecutorService poller = null;
         AtomicLong pollErrors = new AtomicLong();
         if (mode.te() == TeMode.POLL) {
-            poller = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "lab-poll");
-                t.setDaemon(true);
-                return t;
-            });
+            // Same priority as PlanckTE's loop threads: the comparison is of the signals, not of
+            // who gets the CPU.
+            poller = Executors.newSingleThreadScheduledExecutor(LoopThreads.factory("lab-poll"));
             poller.scheduleAtFixedRate(() -> {
                 try {
                     controller.onCounters(emu.counters());

@@ -1,5 +1,6 @@
 package org.planck.lab.experiment;
 
+import org.planck.lab.sched.LoopThreads;
 import static com.google.common.base.Preconditions.checkArgument;
 import static com.google.common.base.Preconditions.checkNotNull;
 
@@ -80,7 +81,10 @@ public final class FabricSpec {
                 + "mode = \"realtime\"\n"
                 + "spin = " + spin + "\n"
                 + "\n[control]\n"
-                + "listen = " + tomlString(controlListen) + "\n";
+                + "listen = " + tomlString(controlListen) + "\n"
+                // The fabric's control API answers the loop's rule batches: same priority as
+                // the loop's own threads.
+                + "rt_priority = " + LoopThreads.priority() + "\n";
     }
 
     /** A TOML basic string; the values written here are addresses and names, escaped anyway. */

@@ -13,9 +13,12 @@ import java.net.InetSocketAddress;
  * client, which has nothing to send until the body arrives, delays that ACK by up to 40 ms:
  * every request/answer pair of the control loop would cost a delayed-ACK timeout. The server
  * reads its choice from the system property {@code sun.net.httpserver.nodelay} once, when the
- * first server of the JVM is created; every lab server is created here, so the property is
- * set before that. {@code TelemetryEndpointTest} checks that it takes effect (a keep-alive
- * request/answer pair far below the 40 ms floor).</p>
+ * first server of the JVM is created: one server created elsewhere first (the live view once
+ * was) silently turns it off for every server of the process. So the lab's entry point calls
+ * {@link #init()} before anything else, every lab server is created here
+ * ({@code HttpServerCreationTest} fails the build otherwise), and
+ * {@code TelemetryEndpointTest} checks that it takes effect (a keep-alive request/answer pair
+ * far below the 40 ms floor).</p>
  */
 public final class NoDelayHttpServer {
     /** The JDK server's switch for TCP_NODELAY on accepted sockets. */
@@ -26,6 +29,11 @@ public final class NoDelayHttpServer {
     }
 
     private NoDelayHttpServer() {
+    }
+
+    /** Sets the property (by loading this class); call first thing in a process's entry point. */
+    public static void init() {
+        System.setProperty(NODELAY_PROPERTY, "true");
     }
 
     /**

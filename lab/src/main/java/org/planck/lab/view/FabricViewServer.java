@@ -3,6 +3,7 @@ package org.planck.lab.view;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import org.planck.lab.http.NoDelayHttpServer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -52,7 +53,7 @@ public final class FabricViewServer implements AutoCloseable {
     }
 
     static FabricViewServer start(InetSocketAddress address, LongSupplier clockMs) throws IOException {
-        HttpServer server = HttpServer.create(address, 16);
+        HttpServer server = NoDelayHttpServer.create(address, 16);
         // Two threads: the page polls twice a second; more browsers just queue.
         ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "fabric-view-http");
