@@ -65,7 +65,8 @@ public final class LabReportFinish {
             if (!rec.recorded()) {
                 sb.append("Not recorded in a browser: ").append(rec.reason).append(".\n");
             } else {
-                sb.append("Headless Chromium loaded it during the run (lab/live-view.sh), the page polling every ")
+                sb.append("Headless Chromium loaded it during the run (lab/live-view.sh, at nice 19 beside the "
+                        + "experiment), the page polling every ")
                         .append(rec.pollMs).append(" ms, and took this screenshot the first time a PlanckTE run was "
                         + "drawn with loaded links and a move listed")
                         .append(checks.snapshotRun.isEmpty() ? "" : " (" + checks.snapshotRun + ")").append(":\n\n")
