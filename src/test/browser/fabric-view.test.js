@@ -37,8 +37,8 @@ const { launch, check } = require('./browser');
         check(links.filter(l => l.load === 0).length === 30, 'the 30 idle links carry no load');
         const blink = await page.$eval('line.link.congested', l => getComputedStyle(l).animationName);
         check(blink === 'blink', `congested link animation: ${blink}`);
-        check(await page.$$eval('#congested li', li => li.map(x => x.textContent).join()) === hotPort,
-            'congested port listed');
+        const listed = await page.$$eval('#congested li', li => li.map(x => x.textContent).join());
+        check(listed === hotPort, `congested port listed (${listed})`);
 
         // Moves: the fixture adds one a second; the page must show it within a second.
         const count = async () => +(await page.$eval('#moves-total', e => e.textContent)).replace(/\D/g, '');
