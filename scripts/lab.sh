@@ -58,8 +58,10 @@ out=$(cd "$out" && pwd)
 
 collector_pid=""
 lab_pid=""
+view_pid=""
 cleanup() {
     local rc=$?
+    [ -z "$view_pid" ] || kill -TERM -- -"$view_pid" 2>/dev/null || true
     if [ -n "$lab_pid" ] && kill -0 "$lab_pid" 2>/dev/null; then
         # The fabric is the lab's child: end it by its parent's pid, then the lab.
         pkill -TERM -P "$lab_pid" 2>/dev/null || true
@@ -116,6 +118,9 @@ java ${LAB_JAVA_OPTS:-} -jar lab/target/planck-lab.jar experiment "${controller_
     --mirror-interface "$MIR" --emu-control "$EMU_CONTROL" \
     "${args[@]}" &
 lab_pid=$!
+# Headless Chromium records the live view mid-run (own process group; never fails the lab).
+setsid lab/live-view.sh record "$out" "${args[@]}" > "$out/live-view.log" 2>&1 &
+view_pid=$!
 
 # The collector starts once the lab's telemetry endpoint listens, so its first exports succeed
 # (a refused export would put it into back-off just as the first PlanckTE run begins).
@@ -168,6 +173,8 @@ listening "$COLLECTOR_CONTROL" || { echo "lab: planck-collector does not answer 
 
 wait "$lab_pid"
 lab_pid=""
+lab/live-view.sh report "$out" "$view_pid" || echo "lab: the live view section and index.html were not written" >&2
+view_pid=""
 
 echo
 echo "Report: $out/report.md"

@@ -37,8 +37,8 @@ const { launch, check } = require('./browser');
         check(links.filter(l => l.load === 0).length === 30, 'the 30 idle links carry no load');
         const blink = await page.$eval('line.link.congested', l => getComputedStyle(l).animationName);
         check(blink === 'blink', `congested link animation: ${blink}`);
-        check(await page.$$eval('#congested li', li => li.map(x => x.textContent).join()) === hotPort,
-            'congested port listed');
+        const listed = await page.$$eval('#congested li', li => li.map(x => x.textContent).join());
+        check(listed === hotPort, `congested port listed (${listed})`);
 
         // Moves: the fixture adds one a second; the page must show it within a second.
         const count = async () => +(await page.$eval('#moves-total', e => e.textContent)).replace(/\D/g, '');
@@ -51,6 +51,17 @@ const { launch, check } = require('./browser');
         check(await page.$$eval('#moves li.fresh', l => l.length) >= 1, 'the new move is highlighted');
         const bars = await page.$$eval('#histogram rect.bar', r => r.map(x => +x.getAttribute('data-count')));
         check(bars.reduce((a, c) => a + c, 0) === 5, `latency histogram holds the 5 samples (${bars})`);
+
+        // Pause (key p) freezes the page; resuming brings updates back.
+        const updated = () => page.$eval('body', b => b.getAttribute('data-updated'));
+        await page.keyboard.press('p');
+        const frozen = await updated();
+        await page.waitForTimeout(1200);
+        check(await updated() === frozen && await page.$eval('body', b => b.classList.contains('paused')),
+            'paused: no update for 1.2 s (page polls every 500 ms)');
+        await page.keyboard.press('p');
+        await page.waitForFunction(u => document.body.getAttribute('data-updated') !== u, frozen, { timeout: 2000 });
+        check(!(await page.$eval('body', b => b.classList.contains('paused'))), 'resumed: updates again');
 
         await page.screenshot({ path: shot });
         console.log('screenshot: ' + shot);

@@ -6,8 +6,16 @@
 # moved flows with the loop latency reported. PlanckTE's throughput against Static on stride(8)
 # is printed; it varies from run to run on a 2-core machine, so it is asserted only with
 # LAB_REQUIRE_TE_WIN=1.
+# The live fabric view in headless Chromium during that same run (lab/live-view.sh; required
+# here, optional in the lab): screenshot of a PlanckTE run with loaded links and a move listed,
+# every move the page showed within 1 s of moves.csv's time, the report embedding the screenshot
+# and linking the page, index.html linking every file.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || { echo "FAIL lab-quick: chromium is required (scripts/deps.sh)"; exit 1; }
+# The recorder's playwright-core, installed before the lab starts so the page opens in time.
+[ -d src/test/browser/node_modules/playwright-core ] \
+    || (cd src/test/browser && timeout 300 npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 
 out=$(mktemp -d /tmp/planck-lab-quick.XXXXXX)
 log="$out.log"
@@ -39,6 +47,26 @@ grep -q '^| PlanckTE | \*\*sample → applied (loop)\*\* | [1-9]' "$out/report.m
 awk -F, 'NR > 1 && $2 == "PlanckTE" && $3 == "NOTICE" {n++} END {exit !(n > 0)}' "$out/loop-latency.csv" \
     || fail "no collector congestion notice reached the controller"
 
+for f in lab-live-view.png live-view.json live-view-checks.txt index.html; do
+    [ -s "$out/$f" ] || fail "$f missing from the report (live view: $(cat "$out/live-view.log" 2>/dev/null))"
+done
+if grep -qv '^ok - ' "$out/live-view-checks.txt"; then
+    sed 's/^/  /' "$out/live-view-checks.txt" >&2
+    fail "the live view failed a check"
+fi
+for check in 'the screenshot shows a PlanckTE run' 'links with non-zero load: [1-9]' 'TE moves listed: [1-9]' \
+             'TE moves shown within 1000 ms of the move'; do
+    grep -q "^ok - $check" "$out/live-view-checks.txt" || fail "live view check missing: $check"
+done
+grep -qF '![live fabric view during a PlanckTE run](lab-live-view.png)' "$out/report.md" \
+    || fail "report.md does not embed the live view screenshot"
+grep -qF '<http://127.0.0.1:8182/>' "$out/report.md" || fail "report.md does not link the live page"
+while IFS= read -r f; do
+    grep -qF "href=\"$f\"" "$out/index.html" || fail "index.html does not link $f"
+done < <(cd "$out" && find . -type f ! -name index.html | sed 's|^\./||')
+lag=$(sed -n 's/^ok - TE moves shown within 1000 ms of the move (moves.csv time_ms to first drawn): //p' \
+      "$out/live-view-checks.txt")
+
 mean() { awk -F, -v w="$1" -v m="$2" '$1 == w && $2 == m {print $5}' "$out/throughput.csv"; }
 static=$(mean stride8 Static)
 planck=$(mean stride8 PlanckTE)
@@ -47,4 +75,4 @@ summary="stride(8) mean Mb/s: PlanckTE $planck, Static $static, Optimal $optimal
 if [ "${LAB_REQUIRE_TE_WIN:-0}" = 1 ] && ! awk -v p="$planck" -v s="$static" 'BEGIN {exit !(p > s)}'; then
     fail "PlanckTE does not beat Static ($summary)"
 fi
-echo "PASS lab-quick: closed loop complete; $summary"
+echo "PASS lab-quick: closed loop complete; $summary; live view in Chromium: moves on the page after $lag"

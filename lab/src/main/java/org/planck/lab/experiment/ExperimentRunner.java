@@ -286,7 +286,7 @@ public final class ExperimentRunner {
         LabController controller = new LabController(emu, mode.te(), options.te, latencies);
         controller.install();
         if (options.liveView != null) {
-            options.liveView.show(new LabFabricView(controller, latencies));
+            options.liveView.show(new LabFabricView(controller, latencies, workload.label() + " / " + mode.label()));
         }
         EmulatorTopology topo = controller.topology();
         List<FabricHost> hosts = new ArrayList<>(topo.graph().hosts());

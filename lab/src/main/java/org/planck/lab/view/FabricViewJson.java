@@ -45,6 +45,7 @@ public final class FabricViewJson {
         Set<ConnectPoint> congested = src.congestedPorts();
         ObjectNode root = MAPPER.createObjectNode();
         root.put("mode", src.mode());
+        root.put("run", src.run());
         root.put("timeMillis", nowMs);
         root.set("topology", topology(g));
         root.set("links", links(g, src, congested));

@@ -12,6 +12,11 @@ public interface FabricViewSource {
     /** TE mode of the run, e.g. "PLANCK". */
     String mode();
 
+    /** What the run is, for people, e.g. "stride(8) / PlanckTE"; the mode by default. */
+    default String run() {
+        return mode();
+    }
+
     /** The fabric: switches, both directions of each link, hosts. */
     FabricGraph graph();
 

@@ -13,16 +13,24 @@ import java.util.Set;
 public final class LabFabricView implements FabricViewSource {
     private final LabController controller;
     private final LoopLatencyLog latencies;
+    private final String run;
 
     /**
      * View of one controller.
      *
      * @param controller installed lab controller
      * @param latencies  its loop-latency log
+     * @param run        what the run is, e.g. "stride(8) / PlanckTE"
      */
-    public LabFabricView(LabController controller, LoopLatencyLog latencies) {
+    public LabFabricView(LabController controller, LoopLatencyLog latencies, String run) {
         this.controller = controller;
         this.latencies = latencies;
+        this.run = run;
+    }
+
+    @Override
+    public String run() {
+        return run;
     }
 
     @Override

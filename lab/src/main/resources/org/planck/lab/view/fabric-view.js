@@ -1,20 +1,28 @@
 /*
- * Planck lab live fabric view: polls /api/view twice a second and draws the fabric by tier,
+ * Planck lab live fabric view: polls /api/view (every 500 ms; ?poll=MS for 50-5000) and draws the fabric by tier,
  * each link coloured and labelled with the load of its busier direction, congested links
  * blinking, TE moves as they arrive (the link a move left flashes dashed), and the
  * loop-latency histogram. The JSON's links/congestedPorts/moves have the shapes of the ONOS
- * overlay's planckTopovData message.
+ * overlay's planckTopovData message. Pause (button or key p) freezes the page to look at it;
+ * after each drawing the page fires "planck:rendered" on document (detail: the view), which
+ * the lab's browser recorder listens to.
  */
 (function () {
     'use strict';
 
-    var POLL_MS = 500;
+    var POLL_MS = pollInterval(new URLSearchParams(window.location.search).get('poll'));
+    var paused = false;
     var svg = d3.select('#fabric');
     var width = +svg.attr('width');
     var height = +svg.attr('height');
     var drawnTopology = null;
     var seenMoves = 0;
     var positions = {};
+
+    function pollInterval(param) {
+        var ms = parseInt(param, 10);
+        return isNaN(ms) ? 500 : Math.min(5000, Math.max(50, ms));
+    }
 
     function colour(u, congested) {
         if (congested || u >= 0.9) {
@@ -68,8 +76,21 @@
             .attr('stroke', '#bbb');
         lines.selectAll('text.link-label').data(topo.links, function (l) { return l.id; }).enter()
             .append('text').attr('class', 'link-label').attr('data-id', function (l) { return l.id; })
-            .attr('x', function (l) { return (positions[l.a].x + positions[l.b].x) / 2 + 3; })
-            .attr('y', function (l) { return (positions[l.a].y + positions[l.b].y) / 2; });
+            .attr('text-anchor', 'middle').attr('dy', -3)
+            .each(function (l) {
+                // A third of the way up from the lower switch, along the link: crossing links
+                // of a fat tree share their midpoints, so labels there would overlap.
+                var lo = positions[l.a].y >= positions[l.b].y ? positions[l.a] : positions[l.b];
+                var hi = lo === positions[l.a] ? positions[l.b] : positions[l.a];
+                var x = lo.x + (hi.x - lo.x) / 3;
+                var y = lo.y + (hi.y - lo.y) / 3;
+                var angle = Math.atan2(hi.y - lo.y, hi.x - lo.x) * 180 / Math.PI;
+                if (angle < -90) {
+                    angle += 180;
+                }
+                d3.select(this).attr('x', x).attr('y', y)
+                    .attr('transform', 'rotate(' + angle.toFixed(1) + ',' + x.toFixed(1) + ',' + y.toFixed(1) + ')');
+            });
         var hostLinks = svg.append('g');
         topo.hosts.forEach(function (h) {
             hostLinks.append('line').attr('stroke', '#ddd')
@@ -126,6 +147,8 @@
         m.exit().remove();
         m.enter().append('li').merge(m)
             .classed('fresh', function (d, i) { return i < fresh; })
+            .attr('data-flow', function (d) { return d.flow; })
+            .attr('data-time', function (d) { return d.timeMillis; })
             .text(function (d) {
                 return d.flow + ': path ' + d.fromPath + ' → ' + d.toPath + ', ' + d.latencyMicros + ' µs' +
                     (d.congestedPort ? ' (off ' + d.congestedPort + ')' : '');
@@ -156,11 +179,26 @@
             .text('n=' + h.count + ' p50=' + h.p50 + ' p99=' + h.p99);
     }
 
+    function setPaused(p) {
+        paused = p;
+        document.body.classList.toggle('paused', p);
+        d3.select('#pause').text(p ? 'Resume (p)' : 'Pause (p)');
+    }
+
     function poll() {
+        if (paused) {
+            setTimeout(poll, POLL_MS);
+            return;
+        }
         d3.json('api/view').then(function (view) {
+            if (paused) {
+                return;
+            }
             var status = d3.select('#status').classed('stale', false);
+            document.body.setAttribute('data-running', !!view.running);
             if (!view.running) {
                 status.text('no run in progress');
+                document.dispatchEvent(new CustomEvent('planck:rendered', {detail: view}));
                 return;
             }
             var topoKey = JSON.stringify(view.topology);
@@ -170,8 +208,10 @@
             }
             drawLoads(view);
             drawSide(view);
-            status.text('mode ' + view.mode + ', updated ' + new Date(view.timeMillis).toLocaleTimeString());
+            status.text((view.run || view.mode) + ' (mode ' + view.mode + '), updated ' + new Date(view.timeMillis).toLocaleTimeString());
             document.body.setAttribute('data-updated', view.timeMillis);
+            document.body.setAttribute('data-mode', view.mode);
+            document.dispatchEvent(new CustomEvent('planck:rendered', {detail: view}));
         }).catch(function (e) {
             d3.select('#status').classed('stale', true).text('controller unreachable: ' + e);
         }).finally(function () {
@@ -179,5 +219,22 @@
         });
     }
 
+    window.planckView = {
+        pollMs: function () { return POLL_MS; },
+        setPollMs: function (ms) {
+            POLL_MS = pollInterval(ms);
+            d3.select('#poll').text('polls every ' + POLL_MS + ' ms');
+        },
+        pause: function () { setPaused(true); },
+        resume: function () { setPaused(false); },
+        isPaused: function () { return paused; },
+    };
+    d3.select('#pause').on('click', function () { setPaused(!paused); });
+    d3.select(document).on('keydown', function (e) {
+        if (e.key === 'p') {
+            setPaused(!paused);
+        }
+    });
+    d3.select('#poll').text('polls every ' + POLL_MS + ' ms');
     poll();
 }());

@@ -85,6 +85,7 @@ public class FabricViewServerTest {
         JsonNode v = MAPPER.readTree(get("/api/view").body());
         assertTrue(v.path("running").asBoolean());
         assertEquals("PLANCK", v.path("mode").asText());
+        assertEquals("a source without a run label is named by its mode", "PLANCK", v.path("run").asText());
         assertEquals(42L, v.path("timeMillis").asLong());
         // k=4 fat tree: 4 core, 8 aggregation, 8 edge switches, 16 hosts, 32 switch-switch lines.
         JsonNode topo = v.path("topology");

@@ -128,6 +128,31 @@ public class PlanckTopovMessageHandlerTest {
     }
 
     @Test
+    public void emptyTopologyInEveryModeSendsNothingToDrawAndNoError() throws Exception {
+        send(PlanckTopovMessageHandler.START, "{\"mode\":\"load\"}");
+        for (String mode : List.of("congestion", "paths", "load")) {
+            send(PlanckTopovMessageHandler.MODE, "{\"mode\":\"" + mode + "\"}");
+            ObjectNode d = ui.last(PlanckTopovMessageHandler.DATA);
+            assertEquals(mode, d.path("mode").asText());
+            assertFalse(mode + ": " + d, d.has("error"));
+            assertEquals(0, d.path("links").size());
+            assertEquals(0, d.path("congestedPorts").size());
+            ObjectNode h = ui.last(PlanckTopovMessageHandler.SHOW_HIGHLIGHTS);
+            assertEquals(mode, 0, h.path("links").size());
+            assertEquals(mode, 0, h.path("devices").size());
+        }
+        send(PlanckTopovMessageHandler.MODE, "{\"mode\":\"paths\"}");
+        send(PlanckTopovMessageHandler.SELECT, "{\"id\":\"00:00:00:00:00:0A/None\"}");
+        ObjectNode d = ui.last(PlanckTopovMessageHandler.DATA);
+        assertFalse(d.toString(), d.has("error"));
+        assertEquals(d.toString(), "00:00:00:00:00:0A", d.path("selection").path("host").asText());
+        assertEquals(0, d.path("selection").path("paths").size());
+        assertEquals(-1, d.path("selection").path("currentPath").asInt());
+        assertEquals(0, d.path("selection").path("reroutes").size());
+        assertEquals(0, ui.last(PlanckTopovMessageHandler.SHOW_HIGHLIGHTS).path("links").size());
+    }
+
+    @Test
     public void nothingIsSentBeforeStartOrAfterStop() throws Exception {
         twoLinks();
         handler.refresh();
