@@ -189,6 +189,37 @@ fn tables_are_bounded_and_idle_keys_expire() {
 }
 
 #[test]
+fn a_flow_keeps_hitting_its_own_keys_after_expiry_moves_the_tables() {
+    // The state remembers where a flow's per-switch keys sit; expiring other keys moves
+    // them. Flow 2's keys come after flow 1's in the tables, so expiring flow 1 moves them.
+    let cfg = StateConfig {
+        widths: IntervalWidths { flow_latency_ns: 64, hop_latency_ns: 64, link_utilization: 100, queue_occupancy: 10, queue_congestion: 64 },
+        idle_timeout_ns: 100 * MS,
+        ..StateConfig::default()
+    };
+    let mut rig = Rig::new(cfg);
+    rig.feed(&report(flow(1), &[1, 2], &[1, 1], 1, 1), 0);
+    rig.feed(&report(flow(2), &[3, 4], &[1, 1], 1, 1), 0);
+    assert!(rig.feed(&report(flow(2), &[3, 4], &[1, 1], 1, 1), MS).0.is_empty(), "cached and unchanged");
+    rig.feed(&report(flow(2), &[3, 4], &[1, 1], 1, 1), 90 * MS);
+    rig.s.expire(150 * MS);
+    assert_eq!((rig.s.flows(), rig.s.links(), rig.s.queues()), (1, 2, 2));
+    // Flow 2's utilisation crosses 100 and occupancy 10: exactly its own two links and
+    // queues move interval, none is taken for new.
+    let (m, evs) = rig.feed(&report(flow(2), &[3, 4], &[1, 1], 150, 15), 151 * MS);
+    assert_eq!(m, counts(&[("link", Cause::Interval, 2), ("queue_occupancy", Cause::Interval, 2)]));
+    for sw in [3, 4] {
+        assert!(evs.iter().any(|e| e.kind == EventKind::LinkUtilization { switch: sw, port: 2, utilization: 150 }));
+    }
+    assert_eq!(rig.s.links_snapshot().map(|(k, v)| (k.0, v)).collect::<BTreeMap<_, _>>(), BTreeMap::from([(3, 150), (4, 150)]));
+    // Flow 1 comes back: its keys are new again, and flow 2's stay as they were.
+    let (m, _) = rig.feed(&report(flow(1), &[1, 2], &[1, 1], 1, 1), 152 * MS);
+    assert_eq!(m.get(&("link", Cause::NewKey)), Some(&2));
+    assert!(rig.feed(&report(flow(2), &[3, 4], &[1, 1], 150, 15), 153 * MS).0.is_empty());
+    assert_eq!(rig.s.links(), 4);
+}
+
+#[test]
 fn v2_drop_and_queue_reports_become_events() {
     let mut rig = Rig::new(StateConfig::default());
     let base = ReportSpec {

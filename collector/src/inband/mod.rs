@@ -6,5 +6,6 @@ pub mod config;
 pub mod metrics;
 pub mod runtime;
 pub mod state;
+mod table;
 
 pub use state::{Cause, EventKind, IntEvent, IntState, IntervalWidths, StateConfig, StateCounters};

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use super::table::Table;
 use crate::decode::FiveTuple;
 use crate::decode::int::instructions::field;
 use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, ReportVersion};
@@ -163,6 +164,27 @@ struct FlowEntry {
     hop_latency: [Tracked; MAX_HOPS],
     last_seen_ns: u64,
     last_push_ns: u64,
+    /// Where each stack position's link and queue entries were found last time, so an
+    /// unchanged path is applied without hashing; valid for `slots_generation`.
+    slots: [HopSlots; MAX_HOPS],
+    slots_generation: u64,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
+/// One hop's keys and the table indices they were found at.
+#[derive(Clone, Copy, Debug)]
+struct HopSlots {
+    link_key: (u32, u16),
+    link: u32,
+    queue_key: (u32, u8),
+    queue: u32,
+    cqueue_key: (u32, u8),
+    cqueue: u32,
+}
+
+impl HopSlots {
+    const NONE: HopSlots = HopSlots { link_key: (0, 0), link: NO_SLOT, queue_key: (0, 0), queue: NO_SLOT, cqueue_key: (0, 0), cqueue: NO_SLOT };
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -197,18 +219,29 @@ pub fn report_time_ns(r: &IntReport, received_ns: u64) -> u64 {
 pub struct IntState {
     cfg: StateConfig,
     flows: Map<FiveTuple, FlowEntry>,
-    links: Map<(u32, u16), LinkEntry>,
-    queues: Map<(u32, u8), QueueEntry>,
+    sw: SwitchTables,
     pub counters: StateCounters,
     last_sweep_ns: u64,
+}
+
+/// The per-switch keys: (switch, egress port) and (switch, queue).
+struct SwitchTables {
+    links: Table<(u32, u16), LinkEntry>,
+    queues: Table<(u32, u8), QueueEntry>,
+}
+
+impl SwitchTables {
+    /// Changes whenever a cached slot may point elsewhere.
+    fn generation(&self) -> u64 {
+        self.links.generation() + self.queues.generation()
+    }
 }
 
 impl IntState {
     pub fn new(cfg: StateConfig) -> IntState {
         IntState {
             flows: Map::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
-            links: Map::with_capacity_and_hasher(cfg.max_ports.min(1 << 12), Default::default()),
-            queues: Map::with_capacity_and_hasher(cfg.max_queues.min(1 << 12), Default::default()),
+            sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
             cfg,
             counters: StateCounters::default(),
             last_sweep_ns: 0,
@@ -224,11 +257,11 @@ impl IntState {
     }
 
     pub fn links(&self) -> usize {
-        self.links.len()
+        self.sw.links.len()
     }
 
     pub fn queues(&self) -> usize {
-        self.queues.len()
+        self.sw.queues.len()
     }
 
     /// Applies one report received at `now_ns`; events go to `emit`.
@@ -254,17 +287,16 @@ impl IntState {
             });
         }
         if r.local_fields != 0 {
-            self.apply_hop(&r.local, r.local_fields, now_ns, ts, &mut out);
+            self.sw.apply_hop(&self.cfg, &mut self.counters, &r.local, r.local_fields, now_ns, ts, &mut out, None);
         }
         if r.has_int {
             if r.hop_fields & field::SWITCH_ID == 0 {
                 self.counters.reports_without_switch_id += 1;
+            } else if let Some(flow) = r.flow {
+                self.apply_flow(flow, r, now_ns, ts, &mut out);
             } else {
                 for h in r.hops() {
-                    self.apply_hop(h, r.hop_fields, now_ns, ts, &mut out);
-                }
-                if let Some(flow) = r.flow {
-                    self.apply_flow(flow, r, now_ns, ts, &mut out);
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now_ns, ts, &mut out, None);
                 }
             }
         }
@@ -285,9 +317,24 @@ impl IntState {
         let latency: u64 = if has_latency { r.hops().iter().map(|h| h.hop_latency as u64).sum() } else { 0 };
         let push_every = self.cfg.push_interval_ns;
         let full = self.flows.len() >= self.cfg.max_flows;
+        let generation = self.sw.generation();
         let e = match self.flows.get_mut(&flow) {
-            Some(e) => e,
+            Some(e) => {
+                // Per-switch keys first (their events come before the flow's), through the
+                // flow's slot cache.
+                if e.slots_generation != generation {
+                    e.slots = [HopSlots::NONE; MAX_HOPS];
+                    e.slots_generation = generation;
+                }
+                for (h, slots) in r.hops().iter().zip(e.slots.iter_mut()) {
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, Some(slots));
+                }
+                e
+            }
             None => {
+                for h in r.hops() {
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, None);
+                }
                 if full {
                     self.counters.flows_refused += 1;
                     return;
@@ -303,6 +350,8 @@ impl IntState {
                     hop_latency,
                     last_seen_ns: now,
                     last_push_ns: now,
+                    slots: [HopSlots::NONE; MAX_HOPS],
+                    slots_generation: generation,
                 });
                 out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
                 if has_latency {
@@ -363,57 +412,123 @@ impl IntState {
         }
     }
 
-    /// Per-switch keys of one hop's metadata.
+    /// Forgets keys idle for `idle_timeout`; runs its full scan at most once per
+    /// `idle_timeout / 4`.
+    pub fn expire(&mut self, now_ns: u64) {
+        let idle = self.cfg.idle_timeout_ns;
+        if now_ns.saturating_sub(self.last_sweep_ns) < idle / 4 {
+            return;
+        }
+        self.last_sweep_ns = now_ns;
+        let alive = |seen: u64| now_ns.saturating_sub(seen) < idle;
+        let before = self.flows.len();
+        self.flows.retain(|_, e| alive(e.last_seen_ns));
+        self.counters.flows_expired += (before - self.flows.len()) as u64;
+        self.counters.ports_expired += self.sw.links.retain(|e| alive(e.last_seen_ns)) as u64;
+        self.counters.queues_expired += self.sw.queues.retain(|e| alive(e.last_seen_ns)) as u64;
+    }
+
+    /// Per switch, the largest latest hop latency of any flow through it.
+    pub fn hop_latency_by_switch(&self) -> std::collections::HashMap<u32, u32> {
+        let mut m = std::collections::HashMap::new();
+        for e in self.flows.values().filter(|e| e.has_latency) {
+            for (sw, t) in e.path.as_slice().iter().zip(&e.hop_latency) {
+                let v = m.entry(*sw).or_insert(0u32);
+                *v = (*v).max(t.value as u32);
+            }
+        }
+        m
+    }
+
+    /// Latest utilisation of each (switch, egress port).
+    pub fn links_snapshot(&self) -> impl Iterator<Item = ((u32, u16), u32)> + '_ {
+        self.sw.links.iter().map(|(k, e)| (*k, e.util.value as u32))
+    }
+
+    /// Latest occupancy and congestion of each (switch, queue).
+    pub fn queues_snapshot(&self) -> impl Iterator<Item = ((u32, u8), Option<u32>, Option<u32>)> + '_ {
+        self.sw
+            .queues
+            .iter()
+            .map(|(k, e)| (*k, e.occupancy.map(|t| t.value as u32), e.congestion.map(|t| t.value as u32)))
+    }
+}
+
+impl SwitchTables {
+    /// Per-switch keys of one hop's metadata. `slots`: where this hop's keys were found
+    /// for the same flow last time (checked against the keys before use), updated here.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn apply_hop(&mut self, h: &HopMetadata, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let w = self.cfg.widths;
-        let push_every = self.cfg.push_interval_ns;
+    fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopMetadata, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), mut slots: Option<&mut HopSlots>) {
+        let w = cfg.widths;
+        let push_every = cfg.push_interval_ns;
         if fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION {
             let key = (h.switch_id, h.egress_port);
             let v = h.tx_utilization as u64;
             let kind = EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization };
-            let full = self.links.len() >= self.cfg.max_ports;
-            match self.links.get_mut(&key) {
-                Some(e) => {
+            let found = match slots.as_deref() {
+                Some(s) if s.link != NO_SLOT && s.link_key == key => Some(s.link),
+                _ => self.links.find(&key),
+            };
+            let at = match found {
+                Some(i) => {
+                    let e = self.links.at(i);
                     e.last_seen_ns = now;
                     let crossed = e.util.update(v, w.link_utilization);
                     if let Some(cause) = due(crossed, &mut e.last_push_ns, now, push_every) {
                         out(IntEvent { ts_ns: ts, cause, kind });
                     }
+                    i
                 }
-                None if full => self.counters.ports_refused += 1,
+                None if self.links.len() >= cfg.max_ports => {
+                    counters.ports_refused += 1;
+                    NO_SLOT
+                }
                 None => {
-                    self.links.insert(key, LinkEntry { util: Tracked::new(v, w.link_utilization), last_seen_ns: now, last_push_ns: now });
+                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(v, w.link_utilization), last_seen_ns: now, last_push_ns: now });
                     out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind });
+                    i
                 }
+            };
+            if let Some(s) = slots.as_deref_mut() {
+                s.link_key = key;
+                s.link = at;
             }
         }
         let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
         let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
         let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
         // Occupancy and congestion of one queue share its entry (and its push time).
+        let (qslot, cslot) = match slots {
+            Some(s) => (Some((&mut s.queue_key, &mut s.queue)), Some((&mut s.cqueue_key, &mut s.cqueue))),
+            None => (None, None),
+        };
         match (occ, con) {
             (None, None) => {}
             (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
-                self.apply_queue(h.switch_id, h.queue_id, port, occ, None, now, ts, out);
-                self.apply_queue(h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out);
+                self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, None, now, ts, out, qslot);
+                self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot);
             }
-            (None, Some(_)) => self.apply_queue(h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out),
-            _ => self.apply_queue(h.switch_id, h.queue_id, port, occ, con, now, ts, out),
+            (None, Some(_)) => self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot),
+            _ => self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, con, now, ts, out, qslot),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn apply_queue(&mut self, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let w = self.cfg.widths;
-        let push_every = self.cfg.push_interval_ns;
+    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: Option<(&mut (u32, u8), &mut u32)>) {
+        let w = cfg.widths;
+        let push_every = cfg.push_interval_ns;
         let key = (switch, queue);
         let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
         let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
-        let full = self.queues.len() >= self.cfg.max_queues;
-        match self.queues.get_mut(&key) {
-            Some(e) => {
+        let found = match &slot {
+            Some((k, i)) if **i != NO_SLOT && **k == key => Some(**i),
+            _ => self.queues.find(&key),
+        };
+        let at = match found {
+            Some(i) => {
+                let e = self.queues.at(i);
                 e.last_seen_ns = now;
                 let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
                 if periodic {
@@ -455,10 +570,14 @@ impl IntState {
                         out(IntEvent { ts_ns: ts, cause, kind: con_kind(v) });
                     }
                 }
+                i
             }
-            None if full => self.counters.queues_refused += 1,
+            None if self.queues.len() >= cfg.max_queues => {
+                counters.queues_refused += 1;
+                NO_SLOT
+            }
             None => {
-                self.queues.insert(key, QueueEntry {
+                let i = self.queues.insert(key, QueueEntry {
                     occupancy: occupancy.map(|v| Tracked::new(v as u64, w.queue_occupancy)),
                     congestion: congestion.map(|v| Tracked::new(v as u64, w.queue_congestion)),
                     last_seen_ns: now,
@@ -470,52 +589,13 @@ impl IntState {
                 if let Some(v) = congestion {
                     out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: con_kind(v) });
                 }
+                i
             }
+        };
+        if let Some((k, i)) = slot {
+            *k = key;
+            *i = at;
         }
-    }
-
-    /// Forgets keys idle for `idle_timeout`; runs its full scan at most once per
-    /// `idle_timeout / 4`.
-    pub fn expire(&mut self, now_ns: u64) {
-        let idle = self.cfg.idle_timeout_ns;
-        if now_ns.saturating_sub(self.last_sweep_ns) < idle / 4 {
-            return;
-        }
-        self.last_sweep_ns = now_ns;
-        let alive = |seen: u64| now_ns.saturating_sub(seen) < idle;
-        let before = self.flows.len();
-        self.flows.retain(|_, e| alive(e.last_seen_ns));
-        self.counters.flows_expired += (before - self.flows.len()) as u64;
-        let before = self.links.len();
-        self.links.retain(|_, e| alive(e.last_seen_ns));
-        self.counters.ports_expired += (before - self.links.len()) as u64;
-        let before = self.queues.len();
-        self.queues.retain(|_, e| alive(e.last_seen_ns));
-        self.counters.queues_expired += (before - self.queues.len()) as u64;
-    }
-
-    /// Per switch, the largest latest hop latency of any flow through it.
-    pub fn hop_latency_by_switch(&self) -> std::collections::HashMap<u32, u32> {
-        let mut m = std::collections::HashMap::new();
-        for e in self.flows.values().filter(|e| e.has_latency) {
-            for (sw, t) in e.path.as_slice().iter().zip(&e.hop_latency) {
-                let v = m.entry(*sw).or_insert(0u32);
-                *v = (*v).max(t.value as u32);
-            }
-        }
-        m
-    }
-
-    /// Latest utilisation of each (switch, egress port).
-    pub fn links_snapshot(&self) -> impl Iterator<Item = ((u32, u16), u32)> + '_ {
-        self.links.iter().map(|(k, e)| (*k, e.util.value as u32))
-    }
-
-    /// Latest occupancy and congestion of each (switch, queue).
-    pub fn queues_snapshot(&self) -> impl Iterator<Item = ((u32, u8), Option<u32>, Option<u32>)> + '_ {
-        self.queues
-            .iter()
-            .map(|(k, e)| (*k, e.occupancy.map(|t| t.value as u32), e.congestion.map(|t| t.value as u32)))
     }
 }
 

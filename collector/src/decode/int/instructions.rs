@@ -2,6 +2,8 @@
 //! wide each one is, per INT version. Bit 0 is the most significant bit of the 16-bit
 //! bitmap, as the specs number them; fields appear in the stack in bit order.
 
+use std::sync::OnceLock;
+
 use super::{HopMetadata, IntError};
 
 /// Normalised field set, the same numbering for every version (what a hop carries).
@@ -45,6 +47,23 @@ const fn s(field: u16, width: u8) -> Slot {
 pub struct InstructionSet {
     pub name: &'static str,
     pub slots: [Slot; 16],
+    /// The plan of every bitmap, worked out once: a packet's plan is then one lookup.
+    plans: OnceLock<PlanTable>,
+}
+
+/// Every defined bit of every set lies in bits 0-8 or 15 (mask 0xff81), so a checked
+/// bitmap maps onto 10 bits.
+const PLAN_INDEX_BITS: usize = 10;
+
+#[derive(Debug)]
+struct PlanTable {
+    known_mask: u16,
+    plans: Box<[Plan; 1 << PLAN_INDEX_BITS]>,
+}
+
+#[inline(always)]
+fn plan_index(bitmap: u16) -> usize {
+    ((bitmap as usize >> 7) << 1 | (bitmap as usize & 1)) & ((1 << PLAN_INDEX_BITS) - 1)
 }
 
 /// INT v0.5 (what INTCollector reads): eight 4-byte fields, bits 8-15 reserved.
@@ -68,6 +87,7 @@ pub static V05: InstructionSet = InstructionSet {
         NONE,
         NONE,
     ],
+    plans: OnceLock::new(),
 };
 
 /// INT v1.0 and INT-MD v2.0/v2.1: 64-bit timestamps and level-2 ports, bits 9-14
@@ -92,6 +112,7 @@ pub static V1_V2: InstructionSet = InstructionSet {
         NONE,
         s(field::CHECKSUM_COMPLEMENT, 4),
     ],
+    plans: OnceLock::new(),
 };
 
 /// Telemetry report v2.x RepMdBits (the reporting node's own metadata): as INT-MD, but
@@ -116,6 +137,7 @@ pub static REPORT_V2: InstructionSet = InstructionSet {
         NONE,
         s(field::DROP_REASON, 4),
     ],
+    plans: OnceLock::new(),
 };
 
 /// A bitmap checked against a set: its normalised fields, bytes per hop, and where in a
@@ -130,6 +152,10 @@ pub struct Plan {
     offsets: [u8; 12],
     /// Timestamps are 8 bytes (v1.0 and later), else 4.
     wide_ts: bool,
+}
+
+impl Plan {
+    const EMPTY: Plan = Plan { bitmap: 0, fields: 0, hop_bytes: 0, count: 0, offsets: [0; 12], wide_ts: false };
 }
 
 impl InstructionSet {
@@ -150,9 +176,28 @@ impl InstructionSet {
     /// stack cannot be walked).
     #[inline]
     pub fn plan(&self, bitmap: u16) -> Result<Plan, IntError> {
-        if bitmap & !self.known_mask() != 0 {
+        let t = self.plans.get_or_init(|| self.plan_table());
+        if bitmap & !t.known_mask != 0 {
             return Err(IntError::UnknownInstructionBits);
         }
+        Ok(t.plans[plan_index(bitmap)])
+    }
+
+    fn plan_table(&self) -> PlanTable {
+        let known_mask = self.known_mask();
+        debug_assert_eq!(known_mask & !0xff81, 0, "a defined bit outside the plan index");
+        let mut plans = Box::new([Plan::EMPTY; 1 << PLAN_INDEX_BITS]);
+        for i in 0..1u32 << PLAN_INDEX_BITS {
+            let bitmap = ((i >> 1) << 7 | (i & 1)) as u16;
+            if bitmap & !known_mask == 0 {
+                plans[plan_index(bitmap)] = self.compute_plan(bitmap);
+            }
+        }
+        PlanTable { known_mask, plans }
+    }
+
+    /// The plan of a bitmap with no unknown bits.
+    fn compute_plan(&self, bitmap: u16) -> Plan {
         let mut fields = 0u16;
         let mut bytes = 0usize;
         let mut offsets = [0u8; 12];
@@ -169,24 +214,28 @@ impl InstructionSet {
             }
             bytes += slot.width as usize;
         }
-        Ok(Plan {
+        Plan {
             bitmap,
             fields,
             hop_bytes: bytes,
             count: bitmap.count_ones(),
             offsets,
             wide_ts,
-        })
+        }
     }
 
     /// Reads one hop's fields from `b` (at least `plan.hop_bytes` long) into `hop`.
     #[inline]
     pub fn read_hop(&self, plan: &Plan, b: &[u8], hop: &mut HopMetadata) {
-        let b = &b[..plan.hop_bytes];
+        // The hop copied into a fixed buffer: every read below is provably in bounds
+        // (offsets masked to 0..63, reads of at most 8 bytes), so none is checked.
+        let n = plan.hop_bytes.min(HOP_BUF - 8);
+        let mut w = [0u8; HOP_BUF];
+        w[..n].copy_from_slice(&b[..n]);
         let f = plan.fields;
-        let at = |fl: u16| plan.offsets[fl.trailing_zeros() as usize] as usize;
-        let w32 = |fl: u16| be32(&b[at(fl)..]);
-        let w32_at = |o: usize| be32(&b[o..]);
+        let at = |fl: u16| plan.offsets[(fl.trailing_zeros() as usize) % 12] as usize & 63;
+        let w32_at = |o: usize| u32::from_be_bytes([w[o], w[o + 1], w[o + 2], w[o + 3]]);
+        let w32 = |fl: u16| w32_at(at(fl));
         let ts = |fl: u16| {
             let o = at(fl);
             if plan.wide_ts { (w32_at(o) as u64) << 32 | w32_at(o + 4) as u64 } else { w32_at(o) as u64 }
@@ -240,6 +289,10 @@ impl InstructionSet {
     }
 }
 
+/// Bytes of the buffer a hop is read from: the widest hop (52 bytes) plus room for the
+/// last 8-byte read at a masked offset.
+const HOP_BUF: usize = 72;
+
 #[inline(always)]
 pub fn be16(b: &[u8]) -> u16 {
     u16::from_be_bytes([b[0], b[1]])
@@ -264,6 +317,25 @@ mod tests {
         assert_eq!(all1.hop_bytes, 48);
         assert_eq!(V1_V2.plan(0x0001).unwrap().hop_bytes, 4);
         assert_eq!(REPORT_V2.plan(0x0001).unwrap().fields, field::DROP_REASON);
+    }
+
+    #[test]
+    fn every_bitmap_looks_up_the_plan_worked_out_for_it() {
+        for set in [&V05, &V1_V2, &REPORT_V2] {
+            for bitmap in 0..=u16::MAX {
+                match set.plan(bitmap) {
+                    Ok(p) => {
+                        assert_eq!(bitmap & !set.known_mask(), 0);
+                        assert_eq!(p, set.compute_plan(bitmap), "{} {bitmap:#06x}", set.name);
+                        assert_eq!(p.bitmap, bitmap);
+                    }
+                    Err(e) => {
+                        assert_eq!(e, IntError::UnknownInstructionBits);
+                        assert_ne!(bitmap & !set.known_mask(), 0, "{} {bitmap:#06x}", set.name);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

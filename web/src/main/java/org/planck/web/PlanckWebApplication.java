@@ -30,6 +30,7 @@ public class PlanckWebApplication extends AbstractWebApplication {
                 RerouteLogResource.class,
                 TeModeResource.class,
                 FlowRerouteResource.class,
-                GuaranteeResource.class);
+                GuaranteeResource.class,
+                org.planck.web.inband.IntPortsResource.class);
     }
 }

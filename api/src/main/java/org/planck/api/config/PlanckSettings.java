@@ -39,6 +39,9 @@ public final class PlanckSettings {
     public static final String REROUTE_DAMPING_MS = "rerouteDampingMs";
     public static final String FLOW_REPORT_INTERVAL_MS = "flowReportIntervalMs";
     public static final String ELEPHANT_THRESHOLD_PCT = "elephantThresholdPct";
+    public static final String CONGESTION_SIGNAL = "congestionSignal";
+    public static final String INT_QUEUE_THRESHOLD = "intQueueThreshold";
+    public static final String INT_QUEUE_HYSTERESIS = "intQueueHysteresis";
 
     public static final String ID = "id";
     public static final String ADDRESS = "address";
@@ -63,6 +66,10 @@ public final class PlanckSettings {
      * lives; see docs/lab.md).
      */
     public static final double DEFAULT_ELEPHANT_THRESHOLD_PCT = 3.0;
+    public static final CongestionSignal DEFAULT_CONGESTION_SIGNAL = CongestionSignal.MIRRORS;
+    public static final long DEFAULT_INT_QUEUE_THRESHOLD = 1000;
+    /** Largest INT v0.5/v1/v2 queue occupancy (a 24-bit field). */
+    public static final long MAX_INT_QUEUE_OCCUPANCY = 0xffffff;
 
     /** Upper bound on k: every path costs a shadow MAC and a rule on every switch of its tree. */
     public static final int MAX_SHADOW_PATHS_PER_DESTINATION = 64;
@@ -72,7 +79,8 @@ public final class PlanckSettings {
 
     private static final Set<String> TOP_FIELDS = ImmutableSet.of(COLLECTORS, CONGESTION_THRESHOLD_PCT,
             HYSTERESIS_PCT, SHADOW_PATHS_PER_DESTINATION, TE_ENABLED, REROUTE_DAMPING_MS,
-            FLOW_REPORT_INTERVAL_MS, ELEPHANT_THRESHOLD_PCT);
+            FLOW_REPORT_INTERVAL_MS, ELEPHANT_THRESHOLD_PCT, CONGESTION_SIGNAL, INT_QUEUE_THRESHOLD,
+            INT_QUEUE_HYSTERESIS);
     /** Basic-auth user and password the collector's control endpoint requires (optional, together). */
     public static final String CONTROL_USERNAME = "controlUsername";
     public static final String CONTROL_PASSWORD = "controlPassword";
@@ -90,12 +98,16 @@ public final class PlanckSettings {
     private final long rerouteDampingMs;
     private final int flowReportIntervalMs;
     private final double elephantThresholdPct;
+    private final CongestionSignal congestionSignal;
+    private final long intQueueThreshold;
+    private final long intQueueHysteresis;
     private final List<CollectorConfig> collectors;
     private final ObjectNode json;
 
     private PlanckSettings(double congestionThresholdPct, double hysteresisPct, int shadowPathsPerDestination,
                            boolean teEnabled, long rerouteDampingMs, int flowReportIntervalMs,
-                           double elephantThresholdPct, List<CollectorConfig> collectors, ObjectNode json) {
+                           double elephantThresholdPct, CongestionSignal congestionSignal, long intQueueThreshold,
+                           long intQueueHysteresis, List<CollectorConfig> collectors, ObjectNode json) {
         this.congestionThresholdPct = congestionThresholdPct;
         this.hysteresisPct = hysteresisPct;
         this.shadowPathsPerDestination = shadowPathsPerDestination;
@@ -103,6 +115,9 @@ public final class PlanckSettings {
         this.rerouteDampingMs = rerouteDampingMs;
         this.flowReportIntervalMs = flowReportIntervalMs;
         this.elephantThresholdPct = elephantThresholdPct;
+        this.congestionSignal = congestionSignal;
+        this.intQueueThreshold = intQueueThreshold;
+        this.intQueueHysteresis = intQueueHysteresis;
         this.collectors = ImmutableList.copyOf(collectors);
         this.json = json;
     }
@@ -137,6 +152,11 @@ public final class PlanckSettings {
         if (!(elephant >= 0 && elephant <= 100)) {
             throw new InvalidConfigException(ELEPHANT_THRESHOLD_PCT + " must be in [0, 100], got " + elephant);
         }
+        CongestionSignal signal = congestionSignal(node);
+        long queueThreshold = integer(node, INT_QUEUE_THRESHOLD, DEFAULT_INT_QUEUE_THRESHOLD, 1,
+                MAX_INT_QUEUE_OCCUPANCY, "");
+        // Default hysteresis: a fifth of the threshold, so a threshold alone is a complete setting.
+        long queueHysteresis = integer(node, INT_QUEUE_HYSTERESIS, queueThreshold / 5, 0, queueThreshold - 1, "");
 
         List<CollectorConfig> collectors = new ArrayList<>();
         JsonNode list = node.get(COLLECTORS);
@@ -162,8 +182,21 @@ public final class PlanckSettings {
                 collectors.add(c);
             }
         }
-        return new PlanckSettings(threshold, hysteresis, k, te, damping, report, elephant, collectors,
-                                  node.deepCopy());
+        return new PlanckSettings(threshold, hysteresis, k, te, damping, report, elephant, signal, queueThreshold,
+                                  queueHysteresis, collectors, node.deepCopy());
+    }
+
+    private static CongestionSignal congestionSignal(JsonNode node) {
+        JsonNode v = node.get(CONGESTION_SIGNAL);
+        if (v == null) {
+            return DEFAULT_CONGESTION_SIGNAL;
+        }
+        String expected = CONGESTION_SIGNAL + " must be one of \"mirrors\", \"int\", \"both\"";
+        if (!v.isTextual()) {
+            throw new InvalidConfigException(expected);
+        }
+        return CongestionSignal.fromConfig(v.asText()).orElseThrow(
+                () -> new InvalidConfigException(expected + ", got \"" + v.asText() + "\""));
     }
 
     private static CollectorConfig collector(JsonNode n, String where) {
@@ -372,6 +405,34 @@ public final class PlanckSettings {
         return elephantThresholdPct;
     }
 
+    /**
+     * Which telemetry declares ports congested for traffic engineering.
+     *
+     * @return mirrors (default), INT or both
+     */
+    public CongestionSignal congestionSignal() {
+        return congestionSignal;
+    }
+
+    /**
+     * INT queue occupancy (the switch's unit) at or above which a port is congested, when the
+     * congestion signal includes INT.
+     *
+     * @return 1 .. {@link #MAX_INT_QUEUE_OCCUPANCY}
+     */
+    public long intQueueThreshold() {
+        return intQueueThreshold;
+    }
+
+    /**
+     * An INT-congested port clears when every queue's occupancy is below threshold minus this.
+     *
+     * @return [0, intQueueThreshold)
+     */
+    public long intQueueHysteresis() {
+        return intQueueHysteresis;
+    }
+
     public List<CollectorConfig> collectors() {
         return collectors;
     }
@@ -433,13 +494,16 @@ public final class PlanckSettings {
                 && teEnabled == that.teEnabled && rerouteDampingMs == that.rerouteDampingMs
                 && flowReportIntervalMs == that.flowReportIntervalMs
                 && Double.compare(elephantThresholdPct, that.elephantThresholdPct) == 0
+                && congestionSignal == that.congestionSignal && intQueueThreshold == that.intQueueThreshold
+                && intQueueHysteresis == that.intQueueHysteresis
                 && collectors.equals(that.collectors);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(congestionThresholdPct, hysteresisPct, shadowPathsPerDestination, teEnabled,
-                rerouteDampingMs, flowReportIntervalMs, elephantThresholdPct, collectors);
+                rerouteDampingMs, flowReportIntervalMs, elephantThresholdPct, congestionSignal, intQueueThreshold,
+                intQueueHysteresis, collectors);
     }
 
     @Override
@@ -449,6 +513,8 @@ public final class PlanckSettings {
                 .add(SHADOW_PATHS_PER_DESTINATION, shadowPathsPerDestination).add(TE_ENABLED, teEnabled)
                 .add(REROUTE_DAMPING_MS, rerouteDampingMs).add(FLOW_REPORT_INTERVAL_MS, flowReportIntervalMs)
                 .add(ELEPHANT_THRESHOLD_PCT, elephantThresholdPct)
+                .add(CONGESTION_SIGNAL, congestionSignal.configName()).add(INT_QUEUE_THRESHOLD, intQueueThreshold)
+                .add(INT_QUEUE_HYSTERESIS, intQueueHysteresis)
                 .add(COLLECTORS, collectors).toString();
     }
 }

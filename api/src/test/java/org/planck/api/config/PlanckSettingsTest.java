@@ -175,4 +175,40 @@ public class PlanckSettingsTest {
             }
         }
     }
+
+    @Test
+    public void congestionSignalDefaultsToMirrorsAndParsesEachValue() {
+        PlanckSettings d = PlanckSettings.parse(mapper.createObjectNode());
+        assertEquals(CongestionSignal.MIRRORS, d.congestionSignal());
+        assertEquals(1000, d.intQueueThreshold());
+        assertEquals("hysteresis defaults to a fifth of the threshold", 200, d.intQueueHysteresis());
+        for (CongestionSignal sig : CongestionSignal.values()) {
+            ObjectNode n = example.deepCopy();
+            n.put("congestionSignal", sig.configName());
+            assertEquals(sig, PlanckSettings.parse(n).congestionSignal());
+        }
+        ObjectNode q = example.deepCopy();
+        q.put("intQueueThreshold", 64);
+        PlanckSettings s = PlanckSettings.parse(q);
+        assertEquals(64, s.intQueueThreshold());
+        assertEquals(12, s.intQueueHysteresis());
+        q.put("intQueueHysteresis", 0);
+        assertEquals(0, PlanckSettings.parse(q).intQueueHysteresis());
+        assertFalse(PlanckSettings.parse(q).equals(s));
+    }
+
+    @Test
+    public void rejectsBadCongestionSignalSettings() {
+        rejects("congestionSignal must be one of \"mirrors\", \"int\", \"both\", got \"INT\"",
+                n -> n.put("congestionSignal", "INT"));
+        rejects("congestionSignal must be one of \"mirrors\", \"int\", \"both\", got \"\"",
+                n -> n.put("congestionSignal", ""));
+        rejects("congestionSignal must be one of", n -> n.put("congestionSignal", 1));
+        rejects("intQueueThreshold must be in [1, 16777215], got 0", n -> n.put("intQueueThreshold", 0));
+        rejects("intQueueThreshold must be in [1, 16777215], got 16777216", n -> n.put("intQueueThreshold", 1 << 24));
+        rejects("intQueueThreshold must be an integer", n -> n.put("intQueueThreshold", 1.5));
+        rejects("intQueueHysteresis must be in [0, 999], got 1000", n -> n.put("intQueueHysteresis", 1000));
+        rejects("intQueueHysteresis must be in [0, 49], got -1", n -> n.put("intQueueThreshold", 50)
+                .put("intQueueHysteresis", -1));
+    }
 }

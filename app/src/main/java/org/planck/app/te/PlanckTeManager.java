@@ -235,6 +235,8 @@ public class PlanckTeManager implements TeService {
             teEnabled = s == null ? PlanckSettings.DEFAULT_TE_ENABLED : s.teEnabled();
             // A threshold above 100% of capacity can never be met by moving flows: TE aims for 100%.
             loop.configure(Math.min(1.0, thresholdPct / 100.0), dampingMs, elephantPct / 100.0);
+            // With INT as the only congestion signal, the mirror-based view chooses moves but triggers none.
+            loop.setLoadViewTriggers(s == null || s.congestionSignal().usesMirrors());
             applyMode();
         }
         try {

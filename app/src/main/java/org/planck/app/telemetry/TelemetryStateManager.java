@@ -22,8 +22,12 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.planck.api.FlowKey;
+import org.planck.api.config.CongestionSignal;
 import org.planck.api.config.PlanckSettings;
+import org.planck.api.inband.IntCongestionSink;
+import org.planck.api.inband.IntSignalSink;
 import org.planck.api.telemetry.CongestionSource;
 import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.FlowRateEvent;
@@ -31,6 +35,7 @@ import org.planck.api.telemetry.FlowRecord;
 import org.planck.api.telemetry.FlowStateService;
 import org.planck.api.telemetry.IngestCounters;
 import org.planck.api.telemetry.IngestResult;
+import org.planck.api.telemetry.IntPortSignal;
 import org.planck.api.telemetry.MalformedBatchException;
 import org.planck.api.telemetry.PlanckCongestionEvent;
 import org.planck.api.telemetry.PlanckCongestionListener;
@@ -83,9 +88,15 @@ import static org.slf4j.LoggerFactory.getLogger;
  * Flow records (one per flow and switch) and standing collector congestion notices live in
  * EventuallyConsistentMaps; per-port load and congestion are derived on every node from its
  * replica, so each node's listeners see the same transitions.
+ * <p>
+ * INT_PORT signals (telemetry-events-v2) of known ports go to the INT port state
+ * ({@link IntSignalSink}, the inband component); its queue congestion marks come back through
+ * {@link IntCongestionSink} and count in a port's congestion state as the network config's
+ * congestion signal says.
  */
 @Component(immediate = true,
-        service = {TelemetryIngestService.class, FlowStateService.class, PortLoadService.class},
+        service = {TelemetryIngestService.class, FlowStateService.class, PortLoadService.class,
+                IntCongestionSink.class},
         property = {
                 FLOW_IDLE_TIMEOUT_MS + ":Integer=" + FLOW_IDLE_TIMEOUT_MS_DEFAULT,
                 SWEEP_INTERVAL_MS + ":Integer=" + SWEEP_INTERVAL_MS_DEFAULT,
@@ -93,7 +104,7 @@ import static org.slf4j.LoggerFactory.getLogger;
         })
 public class TelemetryStateManager
         extends AbstractListenerManager<PlanckCongestionEvent, PlanckCongestionListener>
-        implements TelemetryIngestService, FlowStateService, PortLoadService {
+        implements TelemetryIngestService, FlowStateService, PortLoadService, IntCongestionSink {
 
     /** Serializer of the replicated telemetry state. */
     public static final KryoNamespace SERIALIZER = KryoNamespace.newBuilder()
@@ -113,6 +124,10 @@ public class TelemetryStateManager
 
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ComponentConfigService cfgService;
+
+    /** The INT port state, when running: receives the INT_PORT signals of ingested batches. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    protected volatile IntSignalSink intSignalSink;
 
     /** Controller clock for record ages and expiry; tests substitute a manual clock. */
     protected Clock clock = Clock.systemUTC();
@@ -319,12 +334,18 @@ public class TelemetryStateManager
         long receivedNanos = System.nanoTime();
         BatchTally tally = new BatchTally();
         List<PlanckCongestionEvent> out = new ArrayList<>();
+        List<IntPortSignal> intSignals = new ArrayList<>();
         synchronized (stateLock) {
             writingLocally = true;
             try {
                 apply(batch, receivedNanos, tally, out);
             } finally {
                 writingLocally = false;
+            }
+            for (IntPortSignal s : batch.intSignals()) {
+                if (known(s.port(), tally)) {
+                    intSignals.add(s);
+                }
             }
         }
         batches.increment();
@@ -335,6 +356,11 @@ public class TelemetryStateManager
         staleEvents.add(tally.stale);
         droppedFlowEvents.add(tally.dropped);
         out.forEach(this::post);
+        IntSignalSink sink = intSignalSink;
+        if (sink != null && !intSignals.isEmpty()) {
+            // Outside stateLock: the sink calls back into setIntQueueCongested.
+            sink.accept(batch.collector(), intSignals, receivedNanos);
+        }
         return new IngestResult(tally.accepted, tally.noDevice, tally.noPort);
     }
 
@@ -355,15 +381,9 @@ public class TelemetryStateManager
         Set<ConnectPoint> touched = new HashSet<>();
         for (TelemetryEvent e : batch.events()) {
             ConnectPoint cp = e.port();
-            if (deviceService.getDevice(cp.deviceId()) == null) {
-                tally.noDevice++;
+            if (!known(cp, tally)) {
                 continue;
             }
-            if (deviceService.getPort(cp) == null) {
-                tally.noPort++;
-                continue;
-            }
-            tally.accepted++;
             if (e instanceof FlowRateEvent) {
                 FlowRateEvent f = (FlowRateEvent) e;
                 FlowAtSwitch key = new FlowAtSwitch(f.flow(), cp.deviceId());
@@ -396,6 +416,20 @@ public class TelemetryStateManager
             }
         }
         evaluateLoads(touched, receivedNanos, out);
+    }
+
+    /** Whether the device and port of an event exist; counts the event either way. */
+    private boolean known(ConnectPoint cp, BatchTally tally) {
+        if (deviceService.getDevice(cp.deviceId()) == null) {
+            tally.noDevice++;
+            return false;
+        }
+        if (deviceService.getPort(cp) == null) {
+            tally.noPort++;
+            return false;
+        }
+        tally.accepted++;
+        return true;
     }
 
     private void trackSequence(TelemetryBatch batch) {
@@ -588,6 +622,33 @@ public class TelemetryStateManager
     @Override
     public void setCongestionThreshold(double thresholdPercent, double hysteresisPercent) {
         tracker.setThreshold(thresholdPercent, hysteresisPercent);
+    }
+
+    @Override
+    public void setIntQueueCongested(ConnectPoint port, boolean congested, long receivedNanos) {
+        tracker.onIntQueue(port, congested).ifPresent(t -> post(t.toEvent(receivedNanos)));
+    }
+
+    @Override
+    public void setCongestionSignal(CongestionSignal signal) {
+        long now = System.nanoTime();
+        List<PortCongestionTracker.Transition> changed;
+        synchronized (stateLock) {
+            changed = tracker.setSignal(signal);
+        }
+        if (!changed.isEmpty()) {
+            log.info("Congestion signal {}: {} ports changed state", signal.configName(), changed.size());
+        }
+        changed.forEach(t -> post(t.toEvent(now)));
+    }
+
+    /**
+     * Which telemetry declares ports congested.
+     *
+     * @return the congestion signal in force
+     */
+    public CongestionSignal congestionSignal() {
+        return tracker.signal();
     }
 
     @Override

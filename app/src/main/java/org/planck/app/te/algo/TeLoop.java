@@ -84,6 +84,8 @@ public final class TeLoop {
      * not the leader then); a later relief of the port uses it once.
      */
     private final Map<ConnectPoint, Double> unhandled = new HashMap<>();
+    /** Whether ports over the threshold in the load view (mirror samples) trigger reliefs. */
+    private boolean loadViewTriggers = true;
     /** Ports carrying a measured load (Poll mode). */
     private final Set<ConnectPoint> measured = new HashSet<>();
 
@@ -156,6 +158,17 @@ public final class TeLoop {
      */
     public TeMode mode() {
         return mode;
+    }
+
+    /**
+     * Sets whether {@link #relieveOverloaded} also relieves ports its own load view puts over the
+     * threshold: off when the congestion signal is INT only, so only the given ports (INT queue
+     * congestion) trigger moves, while the view still chooses which flows move and where.
+     *
+     * @param triggers true (default) to relieve ports over the threshold in the view
+     */
+    public void setLoadViewTriggers(boolean triggers) {
+        this.loadViewTriggers = triggers;
     }
 
     /**
@@ -468,7 +481,9 @@ public final class TeLoop {
             return List.of();
         }
         Set<ConnectPoint> hot = new LinkedHashSet<>(alsoCongested);
-        hot.addAll(load.portsAbove(threshold));
+        if (loadViewTriggers) {
+            hot.addAll(load.portsAbove(threshold));
+        }
         List<Reroute> done = new ArrayList<>();
         for (ConnectPoint cp : hot) {
             done.addAll(relieve(cp, OptionalDouble.empty(), receivedNanos));

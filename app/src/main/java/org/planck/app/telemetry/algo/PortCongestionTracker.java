@@ -2,10 +2,13 @@ package org.planck.app.telemetry.algo;
 
 import com.google.common.collect.ImmutableSet;
 import org.onosproject.net.ConnectPoint;
+import org.planck.api.config.CongestionSignal;
 import org.planck.api.telemetry.CongestionSource;
 import org.planck.api.telemetry.PlanckCongestionEvent;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -13,9 +16,11 @@ import java.util.Set;
 import static com.google.common.base.Preconditions.checkArgument;
 
 /**
- * Congestion state per port from two sources: collector notices, and the controller's own
- * load view crossing a threshold with hysteresis. A port is congested while either source
- * says so; a transition of that combined state is reported once. Thread-safe.
+ * Congestion state per port from three sources: collector notices, the controller's own load
+ * view crossing a threshold with hysteresis (both from mirror samples), and INT queue
+ * occupancy. The congestion signal in force says which count: a port is congested while a
+ * counted source says so; a transition of that combined state is reported once. Marks of
+ * sources that do not count are kept, so changing the signal takes effect at once. Thread-safe.
  */
 public final class PortCongestionTracker {
 
@@ -60,16 +65,22 @@ public final class PortCongestionTracker {
         }
     }
 
-    private static final class PortState {
+    private final class PortState {
         boolean byCollector;
         boolean byLoad;
+        boolean byInt;
 
         boolean congested() {
-            return byCollector || byLoad;
+            return signal.usesMirrors() && (byCollector || byLoad) || signal.usesInt() && byInt;
+        }
+
+        boolean anyMark() {
+            return byCollector || byLoad || byInt;
         }
     }
 
     private final Map<ConnectPoint, PortState> states = new HashMap<>();
+    private CongestionSignal signal = CongestionSignal.MIRRORS;
     private double thresholdPercent;
     private double hysteresisPercent;
 
@@ -148,10 +159,70 @@ public final class PortCongestionTracker {
         return transition(port, s, before, CongestionSource.LOAD_VIEW, utilization);
     }
 
+    /**
+     * Applies a port's INT queue congestion mark.
+     *
+     * @param port      the port
+     * @param congested the mark
+     * @return the transition, if the combined state changed
+     */
+    public synchronized Optional<Transition> onIntQueue(ConnectPoint port, boolean congested) {
+        PortState s = states.get(port);
+        if (s == null) {
+            if (!congested) {
+                return Optional.empty();
+            }
+            s = new PortState();
+            states.put(port, s);
+        }
+        boolean before = s.congested();
+        s.byInt = congested;
+        // A queue building up means the port sends at line rate: utilisation 1.
+        return transition(port, s, before, CongestionSource.INT_QUEUE, congested ? 1.0 : 0);
+    }
+
+    /**
+     * Chooses which sources count.
+     *
+     * @param newSignal mirrors, INT or both
+     * @return the transitions of ports whose combined state changed
+     */
+    public synchronized List<Transition> setSignal(CongestionSignal newSignal) {
+        List<Transition> out = new ArrayList<>();
+        if (newSignal == signal) {
+            return out;
+        }
+        Map<ConnectPoint, Boolean> before = new HashMap<>();
+        states.forEach((p, s) -> before.put(p, s.congested()));
+        signal = newSignal;
+        for (Map.Entry<ConnectPoint, Boolean> e : before.entrySet()) {
+            PortState s = states.get(e.getKey());
+            boolean after = s.congested();
+            if (after != e.getValue()) {
+                // Named after the source whose counting (or no longer counting) made the change.
+                boolean intDecides = s.byInt && (after == signal.usesInt());
+                CongestionSource source = intDecides ? CongestionSource.INT_QUEUE
+                        : s.byCollector ? CongestionSource.COLLECTOR : CongestionSource.LOAD_VIEW;
+                out.add(new Transition(e.getKey(), after ? PlanckCongestionEvent.Type.CONGESTED
+                        : PlanckCongestionEvent.Type.CLEARED, source, after && intDecides ? 1.0 : 0));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Which sources count.
+     *
+     * @return the congestion signal in force
+     */
+    public synchronized CongestionSignal signal() {
+        return signal;
+    }
+
     private Optional<Transition> transition(ConnectPoint port, PortState s, boolean before,
                                             CongestionSource source, double utilization) {
         boolean after = s.congested();
-        if (!after) {
+        if (!s.anyMark()) {
             states.remove(port);
         }
         if (before == after) {
@@ -178,6 +249,12 @@ public final class PortCongestionTracker {
      * @return a copy of the set
      */
     public synchronized Set<ConnectPoint> congestedPorts() {
-        return ImmutableSet.copyOf(states.keySet());
+        ImmutableSet.Builder<ConnectPoint> b = ImmutableSet.builder();
+        states.forEach((p, s) -> {
+            if (s.congested()) {
+                b.add(p);
+            }
+        });
+        return b.build();
     }
 }

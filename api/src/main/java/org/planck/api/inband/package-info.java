@@ -1,0 +1,7 @@
+/**
+ * In-band network telemetry in the controller: the per-port INT state kept from collectors'
+ * INT_PORT signals (telemetry-events-v2), its query service, and the narrow interfaces through
+ * which telemetry ingestion hands signals over and INT queue congestion reaches the congestion
+ * tracker.
+ */
+package org.planck.api.inband;

@@ -1,0 +1,4 @@
+/**
+ * REST views of the controller's INT port state.
+ */
+package org.planck.web.inband;
