@@ -33,6 +33,10 @@ HDR = struct.Struct("!IIHQq")  # magic, run id, flow, seq, send ns
 SO_TIMESTAMPNS = 35
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 SO_RXQ_OVFL = 40  # cmsg: packets the socket dropped (receiver too slow), not the switch
+SO_RCVBUFFORCE = 33  # root may exceed net.core.rmem_max for its own socket
+PACKET_QDISC_BYPASS = 20  # straight to the device: a tap's ring is then the switch's input buffer
+SOL_PACKET = 263
+TAP_QUEUE = 4096  # frames an ingress tap holds for ovs-vswitchd (its txqueuelen)
 MIN_FRAME = 60
 
 
@@ -47,6 +51,7 @@ def role_send(a):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((a.ifname, 0))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    s.setsockopt(SOL_PACKET, PACKET_QDISC_BYPASS, 1)
     dst = bytes.fromhex(a.dst_mac.replace(":", ""))
     src = bytes.fromhex(a.src_mac.replace(":", ""))
     head = dst + src + struct.pack("!H", ETH_TYPE)
@@ -80,7 +85,7 @@ def role_recv(a):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_TYPE))
     s.bind((a.ifname, ETH_TYPE))  # CPython converts the protocol to network order itself
     s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
     s.setsockopt(socket.SOL_SOCKET, SO_RXQ_OVFL, 1)
     s.settimeout(0.5)
     lat = array.array("q")
@@ -118,9 +123,17 @@ def role_recv(a):
 
 
 class Lab:
-    """A private OVS instance and 2N namespaces; everything named with a random prefix."""
+    """A private OVS instance, N receiver namespaces on veths and N senders; everything named with
+    a random prefix.
 
-    def __init__(self, ports):
+    Senders are namespaces on veths too (ingress "veth": OVS reads them from an AF_PACKET socket
+    whose buffer is net.core.rmem_default, about 250 small frames), or (ingress "tap") processes
+    in the root namespace writing to an OVS internal port, a tap whose ring of TAP_QUEUE frames
+    is the switch's input buffer, set per device without touching system-wide settings.
+    """
+
+    def __init__(self, ports, ingress="veth"):
+        self.ingress = ingress
         self.p = "lk%04x" % random.randrange(1 << 16)
         self.d = tempfile.mkdtemp(prefix="planck-loko.")
         self.ports = ports
@@ -152,6 +165,10 @@ class Lab:
         flows = []
         for i in range(self.ports):
             for kind in ("s", "r"):
+                if kind == "s" and self.ingress == "tap":
+                    self.add_tap(self.tap(i), ofport)
+                    ofport += 1
+                    continue
                 ns = self.ns(kind, i)
                 a, b = ns + "a", ns + "b"
                 self.sh("ip", "netns", "add", ns)
@@ -177,6 +194,25 @@ class Lab:
         dump = self.sh("ovs-ofctl", "dump-flows", "unix:%s/%s.mgmt" % (self.d, self.br), check=False)
         if dump.stdout.count("actions=output") < self.ports:
             raise RuntimeError("flows not installed: " + dump.stdout + dump.stderr)
+
+    def tap(self, i):
+        return "%st%d" % (self.p, i)
+
+    def add_tap(self, name, ofport):
+        self.sh(*self.vsctl, "add-port", self.br, name, "--", "set", "interface", name, "type=internal",
+                "ofport_request=%d" % ofport)
+        for _ in range(100):
+            if os.path.exists("/sys/class/net/" + name):
+                break
+            time.sleep(0.1)
+        self.sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % name, check=False)
+        self.sh("ip", "link", "set", name, "txqueuelen", str(TAP_QUEUE), "up")
+
+    def sender(self, i):
+        """Command prefix and interface of sender i."""
+        if self.ingress == "tap":
+            return [], self.tap(i)
+        return ["ip", "netns", "exec", self.ns("s", i)], "eth0"
 
     def port_counters(self):
         """OpenFlow port -> (rx packets, tx packets) as OVS counts them."""
@@ -205,6 +241,8 @@ class Lab:
             for kind in ("s", "r"):
                 subprocess.run(["ip", "netns", "del", self.ns(kind, i)], stderr=subprocess.DEVNULL)
                 subprocess.run(["ip", "link", "del", self.ns(kind, i) + "b"], stderr=subprocess.DEVNULL)
+            if self.ingress == "tap":
+                subprocess.run(["ip", "link", "del", self.tap(i)], stderr=subprocess.DEVNULL)
         self.sh(*self.vsctl, "--if-exists", "del-br", self.br, check=False)
         for f in ("ovs-vswitchd", "ovsdb-server"):
             try:
@@ -239,8 +277,9 @@ def run_one(lab, run_id, k, size, pps, duration, burst, first=0, deadline_ns=Non
             raise RuntimeError("receiver did not start")
     before = lab.port_counters()
     for i in range(first, first + k):
+        prefix, ifname = lab.sender(i)
         sends.append(subprocess.Popen(
-            ["ip", "netns", "exec", lab.ns("s", i), sys.executable, me, "send", "--ifname", "eth0",
+            prefix + [sys.executable, me, "send", "--ifname", ifname,
              "--run", str(run_id), "--flow", str(i), "--duration", str(duration), "--size", str(size),
              "--pps", str(pps), "--burst", str(burst), "--src-mac", "02:00:00:00:01:%02x" % i,
              "--dst-mac", "02:00:00:00:02:%02x" % i], stdout=subprocess.PIPE, text=True))
@@ -298,7 +337,10 @@ def derive_model(runs, margin):
     i.e. the smallest T for which T + b/R covers every loss-free observation. Then R is
     scaled down and T up by the margin.
     """
-    clean = [r for r in runs if r["switchLost"] == 0 and r["received"] > 0]
+    # Loss-free end to end: nothing lost in the switch, refused at its input (a full tap ring
+    # refuses the send) or dropped at the receiver.
+    clean = [r for r in runs if r["switchLost"] == 0 and r["senderLocalDrops"] == 0 and r["lost"] == 0
+             and r["received"] > 0]
     if not clean:
         raise RuntimeError("no loss-free run: cannot derive a model")
     best = {}
@@ -430,68 +472,6 @@ def role_run(a):
         sys.exit("model does not cover %d observations" % model["observationsAboveBound"])
 
 
-def admit(model, scope, ports, size, burst, pps, deadline_ns, tx_ns):
-    """Loko's single-switch check (AdmissionPlanner's per-hop rule for one hop): admit identical
-    flows, one per port pair, while every admitted flow's bound T + (sum of work bursts)/R + tx
-    stays within the deadline and the work rate within R. SHARED counts every flow on the
-    switch; PER_PORT only the flow's own port (the independent-port assumption)."""
-    rate_w = pps * (size + model["perPacketOverheadBytes"])
-    burst_w = burst * (size + model["perPacketOverheadBytes"])
-    R = model["serviceRateBytesPerSec"]
-    T = model["serviceLatencyMicros"] * 1000
-    n = 0
-    bound = None
-    for k in range(1, ports + 1):
-        share = k if scope == "SHARED_SWITCH" else 1
-        b = T + -(-share * burst_w * 1_000_000_000 // R) + tx_ns
-        if share * rate_w > R or b > deadline_ns:
-            break
-        n, bound = k, b
-    return n, bound
-
-
-def role_validate(a):
-    if os.geteuid() != 0:
-        sys.exit("switch_bench: must run as root")
-    with open(a.model) as f:
-        model = json.load(f)
-    size = max(a.size, MIN_FRAME)
-    tx_ns = -(-1500 * 8 * 1_000_000_000 // 10_000_000_000)
-    # Each flow as fast as one port may go under the model, so the independent-port assumption
-    # fills every port while the shared model admits what the switch can take.
-    pps = int(0.95 * model["serviceRateBytesPerSec"] / (size + model["perPacketOverheadBytes"]))
-    deadline_ns = a.deadline_us * 1000
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit("switch_bench: terminated"))
-    random.seed(a.seed)
-    lab = Lab(a.ports)
-    results = []
-    try:
-        lab.start()
-        lab.warm_up()
-        for scope in ("SHARED_SWITCH", "PER_PORT"):
-            n, bound = admit(model, scope, a.ports, size, a.burst, pps, deadline_ns, tx_ns)
-            if n == 0:
-                log("%s admits nothing at %d pps per flow" % (scope, pps))
-                continue
-            duration = max(2.0, a.packets / (n * pps))
-            log("%s: %d flow(s) of %d pps, %d B, burst %d, bound %.1f us, deadline %d us, %.0f s" % (
-                scope, n, pps, size, a.burst, bound / 1e3, a.deadline_us, duration))
-            r = run_one(lab, 2_000_000 + len(results), n, size, pps, duration, a.burst, deadline_ns=deadline_ns)
-            r.update({"scope": scope, "admittedFlows": n, "boundNs": bound, "deadlineNs": deadline_ns,
-                      "violations": r["overDeadline"] + r["switchLost"],
-                      "maxOverBound": [None if m is None else m / bound for m in r["perFlowMaxNs"]]})
-            results.append(r)
-            log("  sent %d, switch lost %d, over deadline %d, receiver socket drops %d, max/bound per flow %s" % (
-                r["sent"], r["switchLost"], r["overDeadline"], r["receiverSocketDrops"],
-                ["%.3f" % x for x in r["maxOverBound"] if x is not None]))
-    finally:
-        lab.stop()
-    os.makedirs(a.out, exist_ok=True)
-    with open(os.path.join(a.out, "validation.json"), "w") as f:
-        json.dump({"model": model, "args": vars(a), "loadavg": os.getloadavg(), "runs": results}, f, indent=1)
-    log("wrote %s/validation.json" % a.out)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="role", required=True)
@@ -504,15 +484,6 @@ def main():
     r.add_argument("--margin", type=float, default=0.2, help="R scaled by 1-margin, T by 1+margin")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--out", default="docs/results/loko")
-    v = sub.add_parser("validate", help="admit flows under a model and drive them through OVS")
-    v.add_argument("--model", required=True, help="switch-model.json")
-    v.add_argument("--ports", type=int, default=3)
-    v.add_argument("--size", type=int, default=64)
-    v.add_argument("--burst", type=int, default=4)
-    v.add_argument("--deadline-us", type=int, required=True)
-    v.add_argument("--packets", type=int, default=1_000_000, help="packets per scope, at least")
-    v.add_argument("--seed", type=int, default=1)
-    v.add_argument("--out", default="docs/results/loko")
     for name in ("send", "recv"):
         p = sub.add_parser(name)
         p.add_argument("--ifname", required=True)
@@ -528,7 +499,7 @@ def main():
         else:
             p.add_argument("--out", required=True)
     a = ap.parse_args()
-    {"run": role_run, "validate": role_validate, "send": role_send, "recv": role_recv}[a.role](a)
+    {"run": role_run, "send": role_send, "recv": role_recv}[a.role](a)
 
 
 if __name__ == "__main__":
