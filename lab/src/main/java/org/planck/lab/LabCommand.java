@@ -1,8 +1,5 @@
 package org.planck.lab;
 
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import org.planck.api.config.PlanckSettings;
 import org.planck.lab.control.CollectorClient;
 import org.planck.lab.control.TeSettings;
@@ -238,12 +235,11 @@ public final class LabCommand implements Callable<Integer> {
                         : FabricViewServer.start(new InetSocketAddress(vp[0], Integer.parseInt(vp[1])));
                  TelemetryEndpoint endpoint = TelemetryEndpoint.start(
                     new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), user, password);
-                 ProgressBar bar = new ProgressBarBuilder().setTaskName("lab").setInitialMax(total)
-                         .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).build()) {
+                 LabProgress bar = LabProgress.forStdout(total)) {
                 RunProgress progress = new RunProgress() {
                     @Override
                     public void runStarted(String name, int flows) {
-                        bar.setExtraMessage(name);
+                        bar.stage(name);
                     }
 
                     @Override
@@ -258,7 +254,7 @@ public final class LabCommand implements Callable<Integer> {
                 ExperimentRunner runner = new ExperimentRunner(
                         new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice, fabricCpus), endpoint,
                         collectorClient(), options, progress);
-                bar.setExtraMessage("warming up the controller");
+                bar.stage("warming up the controller");
                 org.planck.lab.control.JitWarmUp.run(2000);
                 LinkRateDecision rate;
                 if ("auto".equals(linkGbps)) {
