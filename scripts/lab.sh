@@ -90,7 +90,7 @@ if [ -n "${LAB_SKIP_BUILD:-}" ]; then
     echo "== [1-2/4] Build skipped (LAB_SKIP_BUILD) =="
 else
     echo "== [1/4] Building the Java parts (mvn install) =="
-    mvn -B -q -ntp install -DskipTests
+    mvn -B -q -ntp -Dstyle.color=never install -DskipTests
     echo "== [2/4] Building planck-emu and planck-collector (cargo build --release) =="
     cargo build --release -q -p planck-emu -p planck-collector
 fi
