@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod metrics;
+pub mod pint_flows;
 pub mod runtime;
 pub mod state;
 
