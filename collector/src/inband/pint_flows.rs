@@ -396,4 +396,43 @@ mod tests {
         let cfg = PintFlowsConfig::sixteen_bits(4, 3, vec![]);
         assert!(PintFlows::new(cfg).is_err());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// Any path over the switch ids, any seed: exactly one PINT_PATH, with the true
+        /// switches, and every hop-latency event names the hop's true switch once decoded.
+        #[test]
+        fn every_path_is_reported_once_and_right(
+            picks in proptest::collection::vec(0usize..40, 1..=8),
+            seed in proptest::prelude::any::<u64>(),
+        ) {
+            let mut path: Vec<u32> = Vec::new();
+            for p in picks {
+                let mut v = p as u32 + 1;
+                while path.contains(&v) {
+                    v = v % 40 + 1;
+                }
+                path.push(v);
+            }
+            let cfg = PintFlowsConfig::sixteen_bits(seed, path.len() as u32, ids());
+            let mut flows = PintFlows::new(cfg.clone()).unwrap();
+            let tx = Sender::new(&cfg, &path);
+            let mut out = Vec::new();
+            for p in 0..4000u64 {
+                flows.observe(&tx.frame(flow(9), seed.wrapping_add(p.wrapping_mul(0x9e37_79b9_7f4a_7c15)), |_| 1000.0), p, &mut out);
+            }
+            let paths: Vec<Vec<u32>> = out.iter().filter_map(|e| match e {
+                PintEvent::Path { switches, .. } => Some(switches.clone()),
+                _ => None,
+            }).collect();
+            proptest::prop_assert_eq!(paths, vec![path.clone()]);
+            for e in &out {
+                if let PintEvent::HopLatency { hop, switch: Some(s), .. } = e {
+                    proptest::prop_assert_eq!(*s, path[*hop as usize - 1]);
+                }
+            }
+            proptest::prop_assert_eq!(flows.counters.path_changes, 0);
+        }
+    }
 }
