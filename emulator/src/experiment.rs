@@ -100,6 +100,10 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         // stay, packets per flow grow); the offered load stays the same bytes.
         payload_bytes: e.mtu_bytes - HEADER_BYTES - crate::pint_stage::int_overhead_bytes(&cfg.transport),
         pint: cfg.pint.clone(),
+        pint_probe: cfg.pint.latency_probe.then(|| {
+            let l = cfg.pint.latency_config().expect("validated pint config");
+            Arc::new(std::sync::Mutex::new(crate::pint_probe::LatencyProbe::new(l, 4096)))
+        }),
         nic_capacity: NIC_BUFFER_PKTS,
         exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
         placement: pl,
@@ -310,11 +314,18 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     };
     let mut queue_series: Vec<_> = out.parts.into_iter().flat_map(|p| p.stats.series).collect();
     queue_series.sort_by_key(|q| (q.slot, q.switch, q.port));
+    let pint_latency = s
+        .shared
+        .pint_probe
+        .as_ref()
+        .map(|p| std::mem::take(&mut p.lock().expect("probe lock").rows))
+        .unwrap_or_default();
     Report {
         summary,
         flows,
         ports,
         streams,
         queue_series,
+        pint_latency,
     }
 }

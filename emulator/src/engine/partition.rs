@@ -40,6 +40,8 @@ pub struct Shared {
     pub nic_capacity: usize,
     pub placement: Placement,
     pub pint: crate::pint_stage::PintStageConfig,
+    /// With `pint.latency_probe`: where switches record the latency query's accuracy.
+    pub pint_probe: Option<Arc<std::sync::Mutex<crate::pint_probe::LatencyProbe>>>,
     /// `placement.exchanges(..)`: the rings between partitions, made by the
     /// runner and indexed the same way by every partition.
     pub exchanges: Vec<Vec<(u16, u32)>>,
@@ -265,10 +267,15 @@ impl<R: Router> Partition<R> {
             ..Default::default()
         };
         let pint = shared.pint.active(&shared.transport).then(|| {
-            let switches: Vec<(u32, usize)> =
-                router_ids.iter().map(|&sid| (sid, topo.switches[sid as usize].ports.len())).collect();
+            let switches: Vec<(u32, Vec<bool>)> = router_ids
+                .iter()
+                .map(|&sid| {
+                    let ports = &topo.switches[sid as usize].ports;
+                    (sid, ports.iter().map(|p| matches!(p.peer, Peer::Endpoint(_))).collect())
+                })
+                .collect();
             let rtt = crate::pint_stage::base_rtt_slots(topo, &tables, shared.transport.ack_delay_slots);
-            crate::pint_stage::PintStage::new(&shared.pint, &shared.transport, &switches, rtt)
+            crate::pint_stage::PintStage::new(&shared.pint, &shared.transport, &switches, rtt, shared.pint_probe.clone())
         });
         Partition {
             pint,
