@@ -635,6 +635,9 @@ impl PathDecoder {
     /// runs between packets, not inside an enumeration (lists must not change under
     /// it), until nothing changes; packets waiting on a narrowed hop are re-evaluated.
     fn apply_links(&mut self) {
+        if self.link_dirty == 0 || self.universe.neighbours.is_none() {
+            return;
+        }
         let universe = self.universe.clone();
         let Some(adj) = universe.neighbours.as_ref() else { return };
         // Past this many candidates a neighbour union is not worth building.
