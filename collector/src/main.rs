@@ -67,11 +67,15 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1 << 20)]
         max_flows: usize,
     },
+    /// Replay frames from PINT sink switches and print the PINT events (telemetry-events
+    /// v3: traced paths, hop latency quantiles) as JSON lines.
+    PintReplay(planck_collector::inband::pint_replay::PintReplayArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::PintReplay(args) => planck_collector::inband::pint_replay::run_cli(&args),
         Command::Run { config } => Config::load(&config).and_then(planck_collector::runtime::run),
         Command::Int { config } => planck_collector::inband::config::IntOnlyConfig::load(&config)
             .and_then(planck_collector::inband::runtime::run_int_only),

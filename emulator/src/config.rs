@@ -21,6 +21,9 @@ pub struct Config {
     pub workload: Vec<Workload>,
     #[serde(default)]
     pub output: OutputConfig,
+    /// Per-switch PINT stage (path digests, HPCC feedback).
+    #[serde(default)]
+    pub pint: crate::pint_stage::PintStageConfig,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -243,6 +246,9 @@ pub enum TransportKind {
     Dctcp,
     /// pFabric minimal rate control: start at a full BDP window, no AIMD.
     Pfabric,
+    /// HPCC: window from the bottleneck utilisation switches report in-band
+    /// (`transport.hpcc`, `crate::pint_stage`).
+    Hpcc,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -274,6 +280,7 @@ pub struct TransportConfig {
     pub dctcp_init_alpha: f64,
     /// pFabric: consecutive timeouts before falling back to a one-packet window.
     pub pfabric_probe_after: u32,
+    pub hpcc: crate::endpoint::transport::hpcc::HpccConfig,
     /// Slot length in ns (from the emulation section, not configurable here).
     #[serde(skip)]
     pub slot_ns: f64,
@@ -310,6 +317,7 @@ impl Default for TransportConfig {
             dctcp_g: 1.0 / 16.0,
             dctcp_init_alpha: 1.0,
             pfabric_probe_after: 5,
+            hpcc: Default::default(),
             slot_ns: 1200.0,
         }
     }
@@ -682,6 +690,18 @@ impl Config {
         if let Some(0) = Some(self.output.max_queue_samples) {
             return bad("output.max_queue_samples must be >= 1".into());
         }
+        if self.transport.kind == TransportKind::Hpcc {
+            self.transport.hpcc.validate().map_err(ConfigError::Invalid)?;
+            if crate::pint_stage::int_overhead_bytes(&self.transport) > 0
+                && self.workload.iter().any(|w| !matches!(w, Workload::Poisson { .. }))
+            {
+                return bad("transport.hpcc.feedback = \"int\": header overhead is modelled for poisson workloads only".into());
+            }
+            if crate::pint_stage::int_overhead_bytes(&self.transport) + 64 >= self.emulation.mtu_bytes {
+                return bad("transport.hpcc.int_bytes leaves no payload in an MTU".into());
+            }
+        }
+        self.pint.validate(&self.transport).map_err(ConfigError::Invalid)?;
         Ok(topo)
     }
 }

@@ -96,7 +96,14 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         keep_series: cfg.output.queue_samples,
         max_series: cfg.output.max_queue_samples,
         endpoints: topo.endpoints.len(),
-        payload_bytes: e.mtu_bytes - HEADER_BYTES,
+        // INT's header comes out of each packet's payload (flow sizes in bytes
+        // stay, packets per flow grow); the offered load stays the same bytes.
+        payload_bytes: e.mtu_bytes - HEADER_BYTES - crate::pint_stage::int_overhead_bytes(&cfg.transport),
+        pint: cfg.pint.clone(),
+        pint_probe: cfg.pint.latency_probe.then(|| {
+            let l = cfg.pint.latency_config().expect("validated pint config");
+            Arc::new(std::sync::Mutex::new(crate::pint_probe::LatencyProbe::new(l, 4096)))
+        }),
         nic_capacity: NIC_BUFFER_PKTS,
         exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
         placement: pl,
@@ -158,7 +165,10 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     for p in &out.parts {
         for f in &p.flows {
             let ratio = e.slot_gbps / topo.path_gbps(f.src, f.dst, &hops);
-            let ideal = (f.size as f64 * ratio).ceil() - 1.0
+            // The ideal is the flow's bytes at full payload: header overhead
+            // (INT) counts against the flow.
+            let bytes = f.size as u64 * s.shared.payload_bytes as u64;
+            let ideal = ((bytes as f64 / payload as f64).ceil() * ratio).ceil() - 1.0
                 + topo.path_latency(f.src, f.dst, &hops) as f64
                 + ack;
             let fct = f.finish.map(|t| (t - f.start) as f64);
@@ -167,7 +177,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
                 src: f.src,
                 dst: f.dst,
                 size_pkts: f.size,
-                size_bytes: f.size as u64 * payload as u64,
+                size_bytes: bytes,
                 class: f.class,
                 start_us: f.start as f64 * slot_us,
                 finish_us: f.finish.map(|t| t as f64 * slot_us),
@@ -304,11 +314,18 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     };
     let mut queue_series: Vec<_> = out.parts.into_iter().flat_map(|p| p.stats.series).collect();
     queue_series.sort_by_key(|q| (q.slot, q.switch, q.port));
+    let pint_latency = s
+        .shared
+        .pint_probe
+        .as_ref()
+        .map(|p| std::mem::take(&mut p.lock().expect("probe lock").rows))
+        .unwrap_or_default();
     Report {
         summary,
         flows,
         ports,
         streams,
         queue_series,
+        pint_latency,
     }
 }

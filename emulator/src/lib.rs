@@ -10,6 +10,8 @@ pub mod fabric;
 pub mod lab;
 pub mod output;
 pub mod packet;
+pub mod pint_probe;
+pub mod pint_stage;
 pub mod queue;
 pub mod runner;
 pub mod scheme;

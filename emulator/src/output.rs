@@ -147,6 +147,9 @@ pub struct Report {
     pub ports: Vec<PortReport>,
     pub streams: Vec<StreamReport>,
     pub queue_series: Vec<QueueSample>,
+    /// PINT latency query against exact values (`[pint] latency_probe`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pint_latency: Vec<crate::pint_probe::LatencyRow>,
 }
 
 fn csv_file<T: Serialize>(path: &Path, rows: &[T]) -> anyhow::Result<()> {
@@ -175,6 +178,9 @@ impl Report {
                 csv_file(&dir.join("ports.csv"), &self.ports)?;
                 csv_file(&dir.join("streams.csv"), &self.streams)?;
                 csv_file(&dir.join("queues.csv"), &self.queue_series)?;
+                if !self.pint_latency.is_empty() {
+                    csv_file(&dir.join("pint_latency.csv"), &self.pint_latency)?;
+                }
                 serde_json::to_writer_pretty(
                     BufWriter::new(File::create(dir.join("summary.json"))?),
                     &self.summary,

@@ -32,6 +32,9 @@ pub struct PintDigestSample {
     pub hops: u32,
     pub digest: u64,
     pub packet_id: u64,
+    /// The whole IPv4 ID: bits above the path digest may carry other PINT queries
+    /// (a latency code, see `inband::pint_flows`).
+    pub ident: u16,
 }
 
 /// Extract the PINT digest of a frame. Non-IPv4, fragments, other transports,
@@ -78,6 +81,7 @@ pub fn decode_pint_frame(frame: &[u8], layout: &PintFrameLayout) -> Result<PintD
         tuple,
         hops,
         digest: u64::from(h.identification()) & ((1u64 << layout.budget_bits) - 1),
+        ident: h.identification(),
         packet_id: packet_id(layout.seed, src, dst, proto, sport, dport, invariant),
     })
 }

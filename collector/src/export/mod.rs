@@ -7,6 +7,7 @@
 pub mod event;
 pub mod influx;
 pub mod int_signals;
+pub mod pint_events;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -4,6 +4,8 @@
 
 pub mod config;
 pub mod metrics;
+pub mod pint_flows;
+pub mod pint_replay;
 pub mod runtime;
 pub mod state;
 mod table;

@@ -138,6 +138,8 @@ pub struct FlowSender {
     cut_until: u32,
     pub retransmits: u32,
     pub timeouts: u32,
+    /// HPCC's per-flow state (`hpcc`), unused by the other kinds.
+    pub hpcc: hpcc::HpccState,
 }
 
 /// What the sender learned from one ACK.
@@ -192,6 +194,7 @@ impl FlowSender {
             cut_until: 0,
             retransmits: 0,
             timeouts: 0,
+            hpcc: hpcc::HpccState::default(),
         }
     }
 
@@ -388,6 +391,8 @@ impl FlowSender {
                     self.grow(newly, cfg);
                 }
             }
+            // The window follows in-band feedback (`hpcc::on_feedback`).
+            TransportKind::Hpcc => {}
             TransportKind::Tcp => {
                 if ack.ece && cfg.ecn && self.acked > self.cut_until {
                     self.ssthresh = (self.cwnd / 2.0).max(2.0);
@@ -509,6 +514,8 @@ impl FlowSender {
         true
     }
 }
+
+pub mod hpcc;
 
 #[cfg(test)]
 mod tests;

@@ -164,7 +164,11 @@ impl<R: Router> Partition<R> {
                 .then(|| u32::from_le_bytes([ack.data[0], ack.data[1], ack.data[2], ack.data[3]])),
             ece: ack.has(ECE),
         };
-        if f.on_ack(info, t, &self.shared.transport) == AckOutcome::Completed {
+        let outcome = f.on_ack(info, t, &self.shared.transport);
+        if let Some(s) = &self.pint {
+            s.on_ack(&ack, f, t, &self.shared.transport);
+        }
+        if outcome == AckOutcome::Completed {
             let ep = &mut self.endpoints[li];
             if let Some(pos) = ep.active.iter().position(|&x| x as usize == fi) {
                 ep.active.swap_remove(pos);

@@ -39,6 +39,9 @@ pub struct Shared {
     pub payload_bytes: u32,
     pub nic_capacity: usize,
     pub placement: Placement,
+    pub pint: crate::pint_stage::PintStageConfig,
+    /// With `pint.latency_probe`: where switches record the latency query's accuracy.
+    pub pint_probe: Option<Arc<std::sync::Mutex<crate::pint_probe::LatencyProbe>>>,
     /// `placement.exchanges(..)`: the rings between partitions, made by the
     /// runner and indexed the same way by every partition.
     pub exchanges: Vec<Vec<(u16, u32)>>,
@@ -106,6 +109,8 @@ pub struct Partition<R> {
     /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
     pub lookahead: u64,
     pub stats: PartitionStats,
+    /// Switches' PINT stage (path digests, HPCC feedback), if configured.
+    pub pint: Option<crate::pint_stage::PintStage>,
 }
 
 fn rate_mbps(gbps: f64) -> u32 {
@@ -261,7 +266,19 @@ impl<R: Router> Partition<R> {
             stream_delivered: vec![0; plan.open_loop.len()],
             ..Default::default()
         };
+        let pint = shared.pint.active(&shared.transport).then(|| {
+            let switches: Vec<(u32, Vec<bool>)> = router_ids
+                .iter()
+                .map(|&sid| {
+                    let ports = &topo.switches[sid as usize].ports;
+                    (sid, ports.iter().map(|p| matches!(p.peer, Peer::Endpoint(_))).collect())
+                })
+                .collect();
+            let rtt = crate::pint_stage::base_rtt_slots(topo, &tables, shared.transport.ack_delay_slots);
+            crate::pint_stage::PintStage::new(&shared.pint, &shared.transport, &switches, rtt, shared.pint_probe.clone())
+        });
         Partition {
+            pint,
             index,
             now: 0,
             srpt: shared.transport.kind == TransportKind::Pfabric,
@@ -396,6 +413,7 @@ impl<R: Router> Partition<R> {
             calendar,
             outbox,
             stats,
+            pint,
             ..
         } = self;
         let Calendar {
@@ -404,7 +422,7 @@ impl<R: Router> Partition<R> {
             ..
         } = calendar;
         let mut sent = 0u64;
-        for (router, wires) in routers.iter_mut().zip(wires.iter_mut()) {
+        for (ri, (router, wires)) in routers.iter_mut().zip(wires.iter_mut()).enumerate() {
             debug_assert_eq!(wires.len(), router.port_count());
             for wi in 0..router.backlog().len() {
                 let mut bits = router.backlog()[wi];
@@ -417,6 +435,9 @@ impl<R: Router> Partition<R> {
                     if w.rate == base {
                         // Base-rate link: exactly one packet per slot, no credit to keep.
                         if let Some(mut pkt) = router.transmit(p as PortId, t) {
+                            if let Some(s) = pint.as_mut() {
+                                s.on_transmit(ri, p, router.occupancy(p as PortId), 1.0, t, &mut pkt);
+                            }
                             pkt.hops = pkt.hops.wrapping_add(1);
                             sent += 1;
                             send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
@@ -429,6 +450,10 @@ impl<R: Router> Partition<R> {
                             break;
                         };
                         w.credit -= base;
+                        if let Some(s) = pint.as_mut() {
+                            let capacity = w.rate as f64 / base as f64;
+                            s.on_transmit(ri, p, router.occupancy(p as PortId), capacity, t, &mut pkt);
+                        }
                         pkt.hops = pkt.hops.wrapping_add(1);
                         sent += 1;
                         send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
@@ -511,7 +536,7 @@ impl<R: Router> Partition<R> {
         let ect = match tr.kind {
             TransportKind::Dctcp => true,
             TransportKind::Tcp => tr.ecn,
-            TransportKind::Pfabric => false,
+            TransportKind::Pfabric | TransportKind::Hpcc => false,
         };
         let mut flags = if ect { ECT } else { 0 };
         if seq + 1 == f.size {
@@ -604,6 +629,9 @@ impl<R: Router> Partition<R> {
             data[..4].copy_from_slice(&s.to_le_bytes());
             flags |= SACK;
         }
+        // The receiver echoes the switches' HPCC feedback.
+        let fb = crate::endpoint::transport::hpcc::FEEDBACK_OFFSET;
+        data[fb..].copy_from_slice(&pkt.data[fb..]);
         let ack = Packet {
             seq: cum,
             src: pkt.dst,

@@ -49,6 +49,94 @@ struct Args {
     /// Bits per instance (default: 8-bit instances for budgets that are multiples of 16).
     #[arg(long)]
     instance_bits: Option<u32>,
+    /// What the sink knows: "ids" (the switch ids only: any id may follow any other)
+    /// or "links:D" (a random topology of average degree D over the ids; paths are
+    /// random walks on it without repeats, and the decoder knows the links).
+    #[arg(long, default_value = "ids")]
+    topology: String,
+}
+
+/// The paper's figure (hybrid scheme): (hops, bits) -> (median, p99) packets.
+const PAPER: &[((u32, u32), (u64, u64))] = &[((25, 8), (41, 68))];
+
+/// The network the paths run on.
+enum Topology {
+    Ids,
+    Links { adj: Vec<Vec<usize>>, links: Vec<(u32, u32)> },
+}
+
+impl Topology {
+    fn parse(spec: &str, ids: &[u32], seed: u64) -> Result<Topology, String> {
+        if spec == "ids" {
+            return Ok(Topology::Ids);
+        }
+        let d: u32 = spec
+            .strip_prefix("links:")
+            .and_then(|d| d.parse().ok())
+            .filter(|d| (2..=64).contains(d))
+            .ok_or_else(|| format!("--topology {spec}: expected ids or links:D with D in 2..=64"))?;
+        // A ring keeps it connected; the other D-2 links per node on average are random.
+        let n = ids.len();
+        let mut adj = vec![Vec::new(); n];
+        let add = |a: usize, b: usize, adj: &mut Vec<Vec<usize>>| {
+            if a != b && !adj[a].contains(&b) {
+                adj[a].push(b);
+                adj[b].push(a);
+            }
+        };
+        for i in 0..n {
+            add(i, (i + 1) % n, &mut adj);
+        }
+        let mut s = mix64(seed ^ 0x746f_706f);
+        for _ in 0..(n as u64 * u64::from(d - 2) / 2) {
+            s = mix64(s.wrapping_add(pint::hash::GOLDEN));
+            let a = (s % n as u64) as usize;
+            let b = ((s >> 32) % n as u64) as usize;
+            add(a, b, &mut adj);
+        }
+        let mut links = Vec::new();
+        for (a, ns) in adj.iter().enumerate() {
+            for &b in ns {
+                if a < b {
+                    links.push((ids[a], ids[b]));
+                }
+            }
+        }
+        Ok(Topology::Links { adj, links })
+    }
+
+    fn universe(&self, scheme: &PathScheme, ids: &[u32]) -> Universe {
+        match self {
+            Topology::Ids => Universe::new(scheme, ids.to_vec()).expect("universe"),
+            Topology::Links { links, .. } => Universe::with_links(scheme, ids.to_vec(), links).expect("universe"),
+        }
+    }
+
+    /// k distinct switch ids: drawn at random, or a random walk that never revisits.
+    fn path(&self, ids: &[u32], k: u32, seed: u64) -> Vec<u32> {
+        match self {
+            Topology::Ids => random_path(ids, k, seed),
+            Topology::Links { adj, .. } => {
+                let mut s = seed;
+                loop {
+                    s = mix64(s.wrapping_add(pint::hash::GOLDEN));
+                    let mut walk = vec![(s % ids.len() as u64) as usize];
+                    while walk.len() < k as usize {
+                        let here = *walk.last().expect("non-empty");
+                        let next: Vec<usize> = adj[here].iter().copied().filter(|n| !walk.contains(n)).collect();
+                        if next.is_empty() {
+                            break;
+                        }
+                        s = mix64(s.wrapping_add(pint::hash::GOLDEN));
+                        walk.push(next[(s % next.len() as u64) as usize]);
+                    }
+                    if walk.len() == k as usize {
+                        return walk.into_iter().map(|i| ids[i]).collect();
+                    }
+                }
+            }
+        }
+    }
 }
 
 struct Cell {
@@ -82,12 +170,16 @@ fn main() {
         ProgressBar::hidden()
     };
     let universe_ids: Vec<u32> = (0..args.universe).map(|i| 1000 + i * 7).collect();
+    let topology = Topology::parse(&args.topology, &universe_ids, args.seed).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2)
+    });
     let mut rows = Vec::new();
     for &k in &args.hops {
         for &b in &args.budgets {
             bar.set_message(format!("k={k} b={b}"));
             let started = std::time::Instant::now();
-            let cell = run_cell(&args, k, b, &universe_ids, &bar);
+            let cell = run_cell(&args, k, b, &universe_ids, &topology, &bar);
             if !tty {
                 eprintln!(
                     "stage k={k} budget={b}: median {} p99 {} false {} unfinished {} ({:.1}s)",
@@ -103,15 +195,21 @@ fn main() {
     }
     bar.finish_and_clear();
     println!(
-        "PINT path tracing ({} scheme), universe {} switch ids, {} random paths per cell, seed {}",
-        args.scheme, args.universe, args.paths, args.seed
+        "PINT path tracing ({} scheme), universe {} switch ids, topology {}, {} random paths per cell, seed {}",
+        args.scheme, args.universe, args.topology, args.paths, args.seed
     );
-    println!("| hops k | budget (bits) | instances x bits | median | p99 | mean | false decodes | unfinished |");
-    println!("|---:|---:|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| hops k | budget (bits) | instances x bits | median | p99 | mean | false decodes | unfinished | paper median / p99 |"
+    );
+    println!("|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     for (k, b, c) in rows {
         let cfg = config(&args, k, b, 0);
+        let paper = PAPER
+            .iter()
+            .find(|(kb, _)| *kb == (k, b))
+            .map_or("-".to_string(), |(_, (m, p))| format!("{m} / {p}"));
         println!(
-            "| {k} | {b} | {} x {} | {} | {} | {:.1} | {} | {} |",
+            "| {k} | {b} | {} x {} | {} | {} | {:.1} | {} | {} | {paper} |",
             cfg.instances,
             cfg.budget_bits / cfg.instances,
             c.median,
@@ -155,7 +253,7 @@ fn config(args: &Args, k: u32, b: u32, seed: u64) -> PathTracingConfig {
     cfg
 }
 
-fn run_cell(args: &Args, k: u32, b: u32, universe_ids: &[u32], bar: &ProgressBar) -> Cell {
+fn run_cell(args: &Args, k: u32, b: u32, universe_ids: &[u32], topology: &Topology, bar: &ProgressBar) -> Cell {
     let mut needed = Vec::with_capacity(args.paths as usize);
     let (mut false_decodes, mut unfinished) = (0, 0);
     for r in 0..args.paths {
@@ -164,8 +262,8 @@ fn run_cell(args: &Args, k: u32, b: u32, universe_ids: &[u32], bar: &ProgressBar
             eprintln!("{e}");
             std::process::exit(2)
         }));
-        let universe = Arc::new(Universe::new(&scheme, universe_ids.to_vec()).expect("universe"));
-        let path = random_path(universe_ids, k, path_seed);
+        let universe = Arc::new(topology.universe(&scheme, universe_ids));
+        let path = topology.path(universe_ids, k, path_seed);
         let encoders: Vec<PathEncoder> =
             path.iter().map(|&s| PathEncoder::new(scheme.clone(), s)).collect();
         let mut dec = PathDecoder::new(scheme, universe, k, DecoderLimits::default()).expect("decoder");

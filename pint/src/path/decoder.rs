@@ -19,12 +19,16 @@ use crate::error::{ConfigError, invalid};
 use crate::hash::{packet_key, value_digest, value_key};
 use crate::path::scheme::{Action, MAX_HOPS, PathScheme};
 
-/// Every switch id a hop may have (the topology's switches), with their value keys.
+/// Every switch id a hop may have (the topology's switches), with their value keys,
+/// and optionally the topology's links: consecutive hops of a path are neighbours,
+/// which the sink uses to narrow a hop from its decoded neighbour hops.
 #[derive(Debug, Clone)]
 pub struct Universe {
     values: Vec<u32>,
     all: Vec<u32>,
     keys: Vec<Vec<u64>>,
+    /// Per universe index, the sorted indices of its neighbours (None: links unknown).
+    neighbours: Option<Vec<Vec<u32>>>,
 }
 
 impl Universe {
@@ -43,7 +47,40 @@ impl Universe {
             .map(|i| values.iter().map(|&v| value_key(i.seed, v)).collect())
             .collect();
         let all = (0..values.len() as u32).collect();
-        Ok(Universe { values, all, keys })
+        Ok(Universe { values, all, keys, neighbours: None })
+    }
+
+    /// As `new`, plus the topology's links (undirected, between switch ids of the
+    /// universe). A path must then follow links: a decoded hop restricts the hops
+    /// beside it to its neighbours. A link to an id outside the universe is an error.
+    pub fn with_links(
+        scheme: &PathScheme,
+        values: Vec<u32>,
+        links: &[(u32, u32)],
+    ) -> Result<Self, ConfigError> {
+        let mut u = Universe::new(scheme, values)?;
+        let mut adj = vec![Vec::new(); u.values.len()];
+        for &(a, b) in links {
+            let (Ok(i), Ok(j)) = (u.values.binary_search(&a), u.values.binary_search(&b)) else {
+                return Err(invalid(format!("link {a}-{b} names a switch outside the universe")));
+            };
+            if i == j {
+                return Err(invalid(format!("link {a}-{b} is a self-loop")));
+            }
+            adj[i].push(j as u32);
+            adj[j].push(i as u32);
+        }
+        for n in &mut adj {
+            n.sort_unstable();
+            n.dedup();
+        }
+        u.neighbours = Some(adj);
+        Ok(u)
+    }
+
+    /// True if the links of the topology are known.
+    pub fn has_links(&self) -> bool {
+        self.neighbours.is_some()
     }
 
     pub fn len(&self) -> usize {
@@ -127,6 +164,8 @@ pub struct PathDecoder {
     hits: Vec<u32>,
     epoch: u32,
     decided_keys: Vec<Vec<u64>>,
+    /// Hops whose candidate list changed since the link rule last ran on them.
+    link_dirty: u64,
 }
 
 impl PathDecoder {
@@ -163,6 +202,7 @@ impl PathDecoder {
             hits: Vec::new(),
             epoch: 0,
             decided_keys: Vec::new(),
+            link_dirty: 0,
         })
     }
 
@@ -178,6 +218,7 @@ impl PathDecoder {
         self.packets = 0;
         self.next_joint_attempt = 0.0;
         self.evidence.iter_mut().for_each(|e| *e = 0.0);
+        self.link_dirty = 0;
         self.status = TraceStatus::Decoding;
     }
 
@@ -256,6 +297,7 @@ impl PathDecoder {
         if self.undecided != 0 && self.status == TraceStatus::Decoding {
             self.solve_jointly();
         }
+        self.apply_links();
         if self.undecided == 0 && self.status == TraceStatus::Decoding {
             self.status = TraceStatus::Decoded;
             self.pending.clear();
@@ -551,6 +593,7 @@ impl PathDecoder {
                 self.candidates[h] = Some(vec![chosen[l]]);
                 self.clock += 1;
                 self.changed_at[h] = self.clock;
+                self.link_dirty |= 1u64 << h;
                 self.maybe_decide(h);
             }
         } else if search.solutions == 0 && search.budget > 0 {
@@ -583,7 +626,53 @@ impl PathDecoder {
         self.clock += 1;
         self.changed_at[h] = self.clock;
         self.candidates[h] = Some(kept);
+        self.link_dirty |= 1u64 << h;
         self.maybe_decide(h);
+    }
+
+    /// Link rule (arc consistency between consecutive hops): a candidate of hop h
+    /// stays only if some candidate of hop h-1 and of hop h+1 is its neighbour. It
+    /// runs between packets, not inside an enumeration (lists must not change under
+    /// it), until nothing changes; packets waiting on a narrowed hop are re-evaluated.
+    fn apply_links(&mut self) {
+        if self.link_dirty == 0 || self.universe.neighbours.is_none() {
+            return;
+        }
+        let universe = self.universe.clone();
+        let Some(adj) = universe.neighbours.as_ref() else { return };
+        // Past this many candidates a neighbour union is not worth building.
+        const LIMIT: usize = 256;
+        let last = self.hops as usize - 1;
+        while self.link_dirty != 0 && self.status == TraceStatus::Decoding {
+            let h = self.link_dirty.trailing_zeros() as usize;
+            self.link_dirty &= self.link_dirty - 1;
+            let Some(src) = self.candidates[h].as_ref() else { continue };
+            if src.len() > LIMIT {
+                continue;
+            }
+            let mut reach: Vec<u32> = src.iter().flat_map(|&c| adj[c as usize].iter().copied()).collect();
+            reach.sort_unstable();
+            reach.dedup();
+            for n in [h.wrapping_sub(1), h + 1] {
+                if n > last {
+                    continue;
+                }
+                let kept: Vec<u32> = match &self.candidates[n] {
+                    None => reach.clone(),
+                    Some(c) => c.iter().copied().filter(|x| reach.binary_search(x).is_ok()).collect(),
+                };
+                self.restrict(n, kept);
+                if self.status != TraceStatus::Decoding {
+                    return;
+                }
+            }
+            if self.link_dirty == 0 {
+                self.propagate();
+                if self.undecided != 0 && self.status == TraceStatus::Decoding {
+                    self.solve_jointly();
+                }
+            }
+        }
     }
 
     /// Decode a hop left with one candidate once the evidence rule allows it.
