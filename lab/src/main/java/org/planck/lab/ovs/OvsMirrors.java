@@ -1,0 +1,129 @@
+package org.planck.lab.ovs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static com.google.common.base.Preconditions.checkArgument;
+
+/**
+ * The OVS lab's mirrors, as the app's mirror plan configures them through OVSDB: a bridge's mirror
+ * selects all its ports and outputs, truncated to a snap length, into its mirror port
+ * ({@code <bridge>m}, a veth added by {@code experiment.sh}), whose tbf is the oversubscribed mirror
+ * port: it drops what it cannot carry. The far ends go through the RSPAN bridge, which tags each
+ * switch's copies with its number, to the collector.
+ */
+public final class OvsMirrors {
+    private final String db;
+    private final List<String> all;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private List<String> on = List.of();
+    private long[] baseline = {0, 0};
+    private long rateBps;
+
+    /**
+     * Mirror control of a fabric.
+     *
+     * @param db      ovsdb-server socket ({@code unix:...})
+     * @param bridges every bridge of the fabric
+     */
+    public OvsMirrors(String db, List<String> bridges) {
+        this.db = db;
+        this.all = List.copyOf(bridges);
+    }
+
+    /**
+     * Mirrors exactly these bridges (empty: none) and starts their drop counters from zero.
+     *
+     * @param bridges     bridge names
+     * @param rateBps     mirror port rate
+     * @param bufferBytes mirror port buffer
+     * @param snapLen     bytes kept of each mirrored frame
+     * @throws InterruptedException if interrupted
+     */
+    public synchronized void set(List<String> bridges, long rateBps, long bufferBytes, int snapLen)
+            throws InterruptedException {
+        checkArgument(bridges.isEmpty() || (rateBps > 0 && bufferBytes > 0 && snapLen >= 64),
+                      "mirror rate, buffer, snap length");
+        List<String> cmd = new ArrayList<>(List.of("ovs-vsctl", "--db=" + db, "--timeout=30"));
+        for (String b : all) {
+            cmd.addAll(List.of("--", "clear", "bridge", b, "mirrors"));
+        }
+        for (String b : bridges) {
+            checkArgument(all.contains(b), "no bridge %s", b);
+            cmd.addAll(List.of("--", "--id=@p" + b, "get", "port", b + "m",
+                               "--", "--id=@m" + b, "create", "mirror", "name=planck", "select-all=true",
+                               "output-port=@p" + b, "snaplen=" + snapLen,
+                               "--", "set", "bridge", b, "mirrors=@m" + b));
+        }
+        run(cmd);
+        for (String b : bridges) {
+            // The mirror port's rate and buffer; tbf's burst holds a few truncated copies.
+            run(List.of("tc", "qdisc", "replace", "dev", b + "m", "root", "tbf", "rate", rateBps + "bit",
+                        "burst", String.valueOf(Math.max(2048, 4 * snapLen)), "limit", String.valueOf(bufferBytes)));
+        }
+        on = List.copyOf(bridges);
+        this.rateBps = rateBps;
+        baseline = raw();
+    }
+
+    /**
+     * Copies sent and dropped by the mirror ports since the last {@link #set}.
+     *
+     * @return {sent, dropped}
+     * @throws InterruptedException if interrupted
+     */
+    public synchronized long[] counters() throws InterruptedException {
+        long[] now = raw();
+        return new long[]{now[0] - baseline[0], now[1] - baseline[1]};
+    }
+
+    private long[] raw() throws InterruptedException {
+        long sent = 0;
+        long dropped = 0;
+        for (String b : on) {
+            String json = run(List.of("tc", "-s", "-j", "qdisc", "show", "dev", b + "m"));
+            try {
+                for (JsonNode q : mapper.readTree(json)) {
+                    if ("root".equals(q.path("root").asText("")) || q.path("root").asBoolean(false)) {
+                        sent += q.path("packets").asLong();
+                        dropped += q.path("drops").asLong();
+                    }
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("tc answered no JSON for " + b + "m: " + json, e);
+            }
+        }
+        return new long[]{sent, dropped};
+    }
+
+    private static String run(List<String> cmd) throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            byte[] out = p.getInputStream().readAllBytes();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(cmd.get(0) + " did not finish");
+            }
+            String text = new String(out, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", cmd.subList(0, Math.min(6, cmd.size())))
+                        + "... failed: " + text.trim());
+            }
+            return text;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + cmd.get(0) + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "mirrors on " + Arrays.toString(on.toArray()) + " at " + rateBps + " b/s";
+    }
+}
