@@ -363,6 +363,12 @@ public final class OvsControlApi implements AutoCloseable {
     }
 
     private JsonNode flows() {
+        for (HostAgents.Flow f : hosts.flows()) {
+            if (f.failure != null) {
+                // A flow that failed never finishes: say so now rather than at the run's timeout.
+                throw new IllegalStateException("flow " + f.id + " from " + f.src + " failed: " + f.failure);
+            }
+        }
         ObjectNode o = mapper.createObjectNode();
         o.put("version", 1);
         ArrayNode a = o.putArray("flows");

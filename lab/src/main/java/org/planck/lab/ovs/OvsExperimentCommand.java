@@ -187,7 +187,19 @@ public final class OvsExperimentCommand implements Callable<Integer> {
             }
             JitWarmUp.run(2000);
             LinkRateDecision rate = new LinkRateDecision(linkBps, linkReason);
-            List<RunResult> results = runner.runAll(ws, modes, linkBps);
+            // Workload by workload, each tried twice: one run lost to a stall of this shared machine
+            // (a control request timing out) should not throw away the others.
+            List<RunResult> results = new ArrayList<>();
+            List<String> retried = new ArrayList<>();
+            for (Workload w : ws) {
+                try {
+                    results.addAll(runner.runAll(List.of(w), modes, linkBps));
+                } catch (java.io.IOException e) {
+                    say.println("ovs lab: " + w.label() + " failed (" + e.getMessage() + "); running it again");
+                    retried.add(w.label() + ": " + e.getMessage());
+                    results.addAll(runner.runAll(List.of(w), modes, linkBps));
+                }
+            }
             String seeds = repeats == 1 ? "seed " + seed
                     : String.format(Locale.ROOT, "seeds %d-%d (%d runs of each workload and mode, flows pooled)",
                                     seed, seed + repeats - 1, repeats);
@@ -198,11 +210,14 @@ public final class OvsExperimentCommand implements Callable<Integer> {
                     + "tbf) at %.0f%% of link rate. \"Fabric answer (rules in force)\" is the last switch's "
                     + "OpenFlow barrier reply. Switch disconnects during the experiment: %d; refused flow-mods: %d",
                     flowBytes, seeds, dampingMs, pollMs, mirrorRateFraction * 100, launcher.disconnects(),
-                    launcher.rejections());
+                    launcher.rejections())
+                    + (retried.isEmpty() ? "" : "; workloads run again after a failed run (their first "
+                    + "attempt's results dropped): " + String.join("; ", retried));
             new Report(results, rate, settings, pollMs).write(out);
             // Same report as the emulated lab's; its title names the fabric it ran on.
             Path md = out.resolve(Report.MARKDOWN);
-            Files.writeString(md, Files.readString(md).replaceFirst("on the emulated fabric", "on the OVS fabric"));
+            Files.writeString(md, Files.readString(md).replaceFirst("on the emulated fabric", "on the OVS fabric")
+                    + "\n" + BarrierLatencySection.markdown(out.resolve(Report.LOOP_CSV)));
             if (notes != null && Files.exists(notes)) {
                 Files.writeString(out.resolve(Report.MARKDOWN), "\n" + Files.readString(notes),
                                   StandardOpenOption.APPEND);

@@ -62,11 +62,16 @@ public final class OvsMirrors {
                                "output-port=@p" + b, "snaplen=" + snapLen,
                                "--", "set", "bridge", b, "mirrors=@m" + b));
         }
-        run(cmd);
-        for (String b : bridges) {
-            // The mirror port's rate and buffer; tbf's burst holds a few truncated copies.
-            run(List.of("tc", "qdisc", "replace", "dev", b + "m", "root", "tbf", "rate", rateBps + "bit",
-                        "burst", String.valueOf(Math.max(2048, 4 * snapLen)), "limit", String.valueOf(bufferBytes)));
+        run(cmd, null);
+        if (!bridges.isEmpty()) {
+            // The mirror ports' rate and buffer (tbf's burst holds a few truncated copies), in one tc.
+            StringBuilder batch = new StringBuilder();
+            for (String b : bridges) {
+                batch.append("qdisc replace dev ").append(b).append("m root tbf rate ").append(rateBps)
+                        .append("bit burst ").append(Math.max(2048, 4 * snapLen)).append(" limit ")
+                        .append(bufferBytes).append('\n');
+            }
+            run(List.of("tc", "-batch", "-"), batch.toString());
         }
         on = List.copyOf(bridges);
         this.rateBps = rateBps;
@@ -87,25 +92,34 @@ public final class OvsMirrors {
     private long[] raw() throws InterruptedException {
         long sent = 0;
         long dropped = 0;
-        for (String b : on) {
-            String json = run(List.of("tc", "-s", "-j", "qdisc", "show", "dev", b + "m"));
-            try {
-                for (JsonNode q : mapper.readTree(json)) {
-                    if ("root".equals(q.path("root").asText("")) || q.path("root").asBoolean(false)) {
-                        sent += q.path("packets").asLong();
-                        dropped += q.path("drops").asLong();
-                    }
+        if (on.isEmpty()) {
+            return new long[]{0, 0};
+        }
+        // One tc for every qdisc of the namespace; the mirror ports' root qdiscs are picked by name.
+        String json = run(List.of("tc", "-s", "-j", "qdisc", "show"), null);
+        java.util.Set<String> ports = new java.util.HashSet<>();
+        on.forEach(b -> ports.add(b + "m"));
+        try {
+            for (JsonNode q : mapper.readTree(json)) {
+                if (ports.contains(q.path("dev").asText("")) && q.path("root").asBoolean(false)) {
+                    sent += q.path("packets").asLong();
+                    dropped += q.path("drops").asLong();
                 }
-            } catch (IOException e) {
-                throw new IllegalStateException("tc answered no JSON for " + b + "m: " + json, e);
             }
+        } catch (IOException e) {
+            throw new IllegalStateException("tc answered no JSON: " + json.substring(0, Math.min(200, json.length())), e);
         }
         return new long[]{sent, dropped};
     }
 
-    private static String run(List<String> cmd) throws InterruptedException {
+    private static String run(List<String> cmd, String stdin) throws InterruptedException {
         try {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            try (java.io.OutputStream in = p.getOutputStream()) {
+                if (stdin != null) {
+                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
+                }
+            }
             byte[] out = p.getInputStream().readAllBytes();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
