@@ -71,14 +71,13 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 OFPORT=$(free_port); LISTEN="127.0.0.1:$(free_port)"; COLLECTOR_CONTROL="127.0.0.1:$(free_port)"
 CONTROL="127.0.0.1:$(free_port)"
 
-single_hosts() { ovs_hosts; }
 cleanup() {
   set +e
   for pid in $LAB_PID $COLLECTOR_PID; do kill "$pid" 2>/dev/null; done
   wait 2>/dev/null
   local h b
   "${VSCTL[@]}" --timeout=5 --if-exists del-br "${P}o" 2>/dev/null
-  for h in $(single_hosts); do ip netns del "${P}o$h" 2>/dev/null; ip link del "${P}o${h}b" 2>/dev/null; done
+  for h in $(ovs_hosts); do ip netns del "${P}o$h" 2>/dev/null; ip link del "${P}o${h}b" 2>/dev/null; done
   for b in $(ovs_bridges); do ip link del "${b}m" 2>/dev/null; done
   ovs_teardown
   cp "$D"/*.log "$OUT/" 2>/dev/null
@@ -128,7 +127,17 @@ for b in $(ovs_bridges); do
 done
 "${OFCTL[@]}" add-flows "${P}rs" "$D/rspan.flows"
 
-say "[3/5] Optimal's fabric: bridge ${P}o with the 16 hosts again (namespaces ${P}o...)"
+# Optimal's fabric only when Optimal runs (--modes without it: not built).
+BUILD_SINGLE=1
+prev=
+for a in "$@"; do
+  case $prev in --modes) [[ $a == *optimal* ]] || BUILD_SINGLE=0 ;; esac
+  case $a in --modes=*) [[ $a == *optimal* ]] || BUILD_SINGLE=0 ;; esac
+  prev=$a
+done
+single_hosts() { [ "$BUILD_SINGLE" = 1 ] && ovs_hosts; return 0; }
+say "[3/5] Optimal's fabric: bridge ${P}o with the 16 hosts again (namespaces ${P}o...)$([ "$BUILD_SINGLE" = 1 ] || echo ': not needed')"
+if [ "$BUILD_SINGLE" = 1 ]; then
 args=(-- add-br "${P}o" -- set bridge "${P}o" datapath_type=netdev fail_mode=secure protocols=OpenFlow13
       "other-config:datapath-id=$(printf %016x 21)" other-config:disable-in-band=true
       -- set-controller "${P}o" "tcp:127.0.0.1:$OFPORT")
@@ -158,6 +167,7 @@ for h in $(single_hosts); do
   ip netns exec "$ns" ethtool -K eth0 tx off >/dev/null 2>&1
   grep -v " $(host_ip "$h") " "$D/neigh.ip" | ip -n "$ns" -batch -
 done
+fi
 
 say "[4/5] shaping every link to $LINK_KBPS kb/s (tc tbf; OVS resets a port's qdisc when it takes it, so after add-port)"
 # A small bucket (2 full frames), or a whole ~26 kB flow would pass a hop at veth speed; a queue
@@ -166,6 +176,8 @@ shape() { tc "${@:3}" qdisc replace dev "$1" root tbf rate "$2" burst 3000 limit
 while read -r x y; do shape "$x" "${LINK_KBPS}kbit"; shape "$y" "${LINK_KBPS}kbit"; done < <(ovs_links)
 for h in $(ovs_hosts); do
   shape "${P}h${h}b" "${LINK_KBPS}kbit"; shape eth0 "${LINK_KBPS}kbit" -n "$(host_ns "$h")"
+done
+for h in $(single_hosts); do
   shape "${P}o${h}b" "${LINK_KBPS}kbit"; shape eth0 "${LINK_KBPS}kbit" -n "${P}o$h"
 done
 say "fabrics built in $SECONDS s"

@@ -66,11 +66,15 @@ public final class HostAgents implements AutoCloseable {
     public HostAgents(OvsLabFabric fabric, Path agent) throws IOException {
         this.fabric = fabric;
         try {
+            // All agents start at once (a python start-up is slow on a loaded machine), then each is awaited.
             for (OvsLabFabric.Host h : fabric.hosts()) {
                 Process p = new ProcessBuilder("ip", "netns", "exec", h.netns(), "python3", agent.toString())
                         .redirectError(ProcessBuilder.Redirect.INHERIT).start();
                 processes.put(h.mac().toLowerCase(), p);
                 inputs.put(h.mac().toLowerCase(), new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8));
+            }
+            for (OvsLabFabric.Host h : fabric.hosts()) {
+                Process p = processes.get(h.mac().toLowerCase());
                 BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
                 String first = in.readLine();
                 if (!"ready".equals(first)) {

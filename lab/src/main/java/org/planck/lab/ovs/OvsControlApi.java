@@ -70,6 +70,7 @@ public final class OvsControlApi implements AutoCloseable {
     private final ObjectMapper mapper = new ObjectMapper();
     private final ObjectNode topology;
     private final List<DeviceId> devices = new ArrayList<>();
+    private final long missBaseline;
 
     /**
      * Starts serving.
@@ -94,6 +95,12 @@ public final class OvsControlApi implements AutoCloseable {
                                                   LabController.PATHS_PER_DESTINATION)
                 .plan(EmulatorTopology.parse(topology).graph());
         this.ruleOps = new OvsRuleOps(plan);
+        try {
+            missBaseline = mirrors.tableMisses();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
         server = NoDelayHttpServer.create(listen, 64);
         executor = Executors.newFixedThreadPool(2, r -> {
             Thread t = new Thread(r, "ovs-control-api");
@@ -383,10 +390,11 @@ public final class OvsControlApi implements AutoCloseable {
 
     private JsonNode status() throws InterruptedException {
         long[] m = mirrors.counters();
-        // Real switches keep real time: there is no emulated clock to fall behind. Packets no rule
-        // matched are not counted here (OVS drops them silently in fail-secure mode): -1.
+        // Real switches keep real time: there is no emulated clock to fall behind. Unmatched: table-0
+        // lookups without a match since this run began (OVS drops them in fail-secure mode).
+        long unmatched = mirrors.tableMisses() - missBaseline;
         return mapper.createObjectNode().put("version", 1).put("mode", "ovs").put("timeUs", nowUs())
-                .put("lagUs", 0).put("maxLagUs", 0).put("unmatched", -1).put("mirrorFrames", m[0])
+                .put("lagUs", 0).put("maxLagUs", 0).put("unmatched", unmatched).put("mirrorFrames", m[0])
                 .put("mirrorDrops", m[1]).put("failedFlows", hosts.failures());
     }
 

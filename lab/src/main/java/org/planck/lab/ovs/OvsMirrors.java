@@ -73,6 +73,10 @@ public final class OvsMirrors {
             }
             run(List.of("tc", "-batch", "-"), batch.toString());
         }
+        // Datapath flows cached before the change (same MACs and ports as this run's packets) would
+        // carry the next run's first packets without the mirror action until OVS revalidates them,
+        // which on a loaded machine takes longer than a short run: flush them.
+        run(List.of("ovs-appctl", "-t", vswitchdCtl(), "dpctl/del-flows"), null);
         on = List.copyOf(bridges);
         this.rateBps = rateBps;
         baseline = raw();
@@ -87,6 +91,42 @@ public final class OvsMirrors {
     public synchronized long[] counters() throws InterruptedException {
         long[] now = raw();
         return new long[]{now[0] - baseline[0], now[1] - baseline[1]};
+    }
+
+    /** ovs-vswitchd's control socket, beside the database's (as fabric.sh starts them). */
+    private String vswitchdCtl() {
+        return java.nio.file.Path.of(db.replaceFirst("^unix:", "")).resolveSibling("ovs-vswitchd.ctl").toString();
+    }
+
+    /**
+     * Packets the bridges looked up in table 0 and matched no rule (OVS drops them in fail-secure
+     * mode), from OpenFlow table statistics: lookups minus matches, summed over the bridges.
+     *
+     * @return count since the bridges were created (0 for a fabric of no bridges)
+     * @throws InterruptedException if interrupted
+     */
+    public long tableMisses() throws InterruptedException {
+        List<String> bridges = all;
+        long misses = 0;
+        if (bridges.isEmpty()) {
+            return 0;
+        }
+        java.util.regex.Pattern p = java.util.regex.Pattern.compile("lookup=(\\d+), matched=(\\d+)");
+        // All bridges at once (one ovs-ofctl each, in parallel): this is read while a run waits.
+        StringBuilder script = new StringBuilder();
+        for (String b : bridges) {
+            script.append("ovs-ofctl -O OpenFlow13 dump-tables ").append(b).append(" & ");
+        }
+        java.util.regex.Matcher m = p.matcher(run(List.of("bash", "-c", script + "wait"), null));
+        int tables = 0;
+        while (m.find()) {
+            misses += Long.parseLong(m.group(1)) - Long.parseLong(m.group(2));
+            tables++;
+        }
+        if (tables < bridges.size()) {
+            throw new IllegalStateException("table statistics of " + tables + " tables for " + bridges.size() + " bridges");
+        }
+        return misses;
     }
 
     private long[] raw() throws InterruptedException {
