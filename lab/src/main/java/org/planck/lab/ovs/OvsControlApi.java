@@ -245,7 +245,8 @@ public final class OvsControlApi implements AutoCloseable {
             }
         }
         if (failures.isEmpty()) {
-            long appliedUs = nowUs() - (System.nanoTime() - inForceNanos) / 1000;
+            // An empty batch is in force at once.
+            long appliedUs = sent.isEmpty() ? nowUs() : nowUs() - (System.nanoTime() - inForceNanos) / 1000;
             return mapper.createObjectNode().put("version", 1).put("applied", b.ops).put("appliedUs", appliedUs);
         }
         // Put every switch the batch touched back as it was, refused ones included (their
