@@ -187,8 +187,8 @@ cat >"$D/notes.md" <<EOF
 ## The OVS fabric of this run
 
 Links: every fabric veth (both ends) and each host's eth0 shaped by a tc tbf to $LINK_KBPS kb/s
-(bucket 3,000 bytes, queue 15,000 bytes); flows of $FLOW_BYTES bytes, what a link carries in 84 ms, so a flow's lifetime against
-the 100 ms poll is Planck's (100 MiB at 10 Gb/s). OVS $(ovs-vswitchd --version | head -1 | awk '{print $NF}'),
+(bucket 3,000 bytes, queue 15,000 bytes); flows of $FLOW_BYTES bytes, what a link carries in
+$((FLOW_BYTES * 8000 / LINK_BPS)) ms (84 ms: a flow's lifetime against the 100 ms poll is Planck's, 100 MiB at 10 Gb/s). OVS $(ovs-vswitchd --version | head -1 | awk '{print $NF}'),
 userspace datapath, rule counters folded in every 100 ms (other_config:max-revalidator).
 Kernel $(uname -r); every flow's sender uses TCP cubic, Linux's default (set per socket by
 tcp-agent.py: this machine's namespaces default to $(cat /proc/sys/net/ipv4/tcp_congestion_control)).

@@ -212,7 +212,13 @@ public final class OvsControlApi implements AutoCloseable {
     }
 
     private synchronized JsonNode rules(JsonNode body) throws InterruptedException {
-        OvsRuleOps.Batch b = ruleOps.read(body, this::wantedByKey);
+        Map<DeviceId, Map<String, PlannedRule>> held = new HashMap<>();
+        OvsRuleOps.Batch b = ruleOps.read(body, d -> held.computeIfAbsent(d, this::wantedByKey));
+        for (DeviceId d : b.adds.keySet()) {
+            if (!devices.contains(d)) {
+                throw new IllegalArgumentException("no switch " + d + " in this fabric");
+            }
+        }
         // What each switch holds for the rules the batch touches, for the roll-back.
         Map<DeviceId, Map<List<Object>, PlannedRule>> before = new LinkedHashMap<>();
         for (DeviceId d : devices) {
@@ -228,13 +234,11 @@ public final class OvsControlApi implements AutoCloseable {
         }
         long inForceNanos = 0;
         List<String> failures = new ArrayList<>();
-        List<DeviceId> took = new ArrayList<>();
         for (Map.Entry<DeviceId, CompletableFuture<InstallResult>> e : sent.entrySet()) {
             try {
                 InstallResult r = e.getValue().get(SWITCH_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 if (r.allInForce()) {
                     inForceNanos = Math.max(inForceNanos, r.inForceNanos());
-                    took.add(e.getKey());
                 } else {
                     for (RuleRejection rej : r.rejections()) {
                         failures.add(rej.toString());
