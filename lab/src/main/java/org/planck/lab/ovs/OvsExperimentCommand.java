@@ -103,6 +103,10 @@ public final class OvsExperimentCommand implements Callable<Integer> {
     @Option(names = "--damping-ms", defaultValue = "100")
     long dampingMs;
 
+    @Option(names = "--mirror-every-run",
+            description = "mirror the fat tree in Static and Poll runs too (the switches' mirroring cost in every mode)")
+    boolean mirrorEveryRun;
+
     @Option(names = "--notes", description = "file whose text is appended to the report (the fabric's measurements)")
     Path notes;
 
@@ -152,6 +156,10 @@ public final class OvsExperimentCommand implements Callable<Integer> {
                      new InetSocketAddress(hp[0], Integer.parseInt(hp[1])), user, password);
              ProgressBar bar = terminal ? new ProgressBarBuilder().setTaskName("ovs lab").setInitialMax(total)
                      .setStyle(ProgressBarStyle.ASCII).setUpdateIntervalMillis(500).build() : null) {
+            if (mirrorEveryRun) {
+                // As ExperimentRunner configures PlanckTE's mirrors: rate a fraction of the link, 30 kB, 128 B.
+                launcher.mirrorEveryRun(Math.max(1, (long) (linkBps * mirrorRateFraction)), 30_000, 128);
+            }
             AtomicInteger runs = new AtomicInteger();
             AtomicInteger flowsDone = new AtomicInteger();
             int totalRuns = ws.size() * modes.size() * repeats;
@@ -208,7 +216,8 @@ public final class OvsExperimentCommand implements Callable<Integer> {
                     + "namespaces with Linux TCP (cubic). Flows: %d bytes; %s; threshold 80%%, hysteresis 5%%, "
                     + "damping %d ms, poll %d ms; mirror ports (OVSDB select-all mirrors, 128-byte snap length, "
                     + "tbf) at %.0f%% of link rate. \"Fabric answer (rules in force)\" is the last switch's "
-                    + "OpenFlow barrier reply. Switch disconnects during the experiment: %d; refused flow-mods: %d",
+                    + "OpenFlow barrier reply." + (mirrorEveryRun ? " Mirrors on in every fat-tree run (all modes)." : "")
+                    + " Switch disconnects during the experiment: %d; refused flow-mods: %d",
                     flowBytes, seeds, dampingMs, pollMs, mirrorRateFraction * 100, launcher.disconnects(),
                     launcher.rejections())
                     + (retried.isEmpty() ? "" : "; workloads run again after a failed run (their first "

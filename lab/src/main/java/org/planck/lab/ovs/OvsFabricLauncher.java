@@ -45,6 +45,8 @@ public final class OvsFabricLauncher implements FabricLauncher, AutoCloseable {
     private final AtomicLong disconnects = new AtomicLong();
     private final AtomicLong rejections = new AtomicLong();
     private volatile boolean closing;
+    /** Mirror every fat-tree run, not only PlanckTE's: {rate, buffer, snap length}, or null. */
+    private long[] mirrorEveryRun;
 
     /**
      * Listens for the bridges' OpenFlow connections.
@@ -104,6 +106,18 @@ public final class OvsFabricLauncher implements FabricLauncher, AutoCloseable {
         return rejections.get();
     }
 
+    /**
+     * Mirrors the fat tree in every run, whatever the mode (so the switches' mirroring cost is the
+     * same in every mode; PlanckTE's own mirror request then sets the same again).
+     *
+     * @param rateBps     mirror port rate
+     * @param bufferBytes mirror port buffer
+     * @param snapLen     snap length
+     */
+    public void mirrorEveryRun(long rateBps, long bufferBytes, int snapLen) {
+        mirrorEveryRun = new long[]{rateBps, bufferBytes, snapLen};
+    }
+
     @Override
     public RunningFabric start(FabricSpec spec) throws IOException {
         if (spec.linkBps() != linkBps) {
@@ -120,6 +134,11 @@ public final class OvsFabricLauncher implements FabricLauncher, AutoCloseable {
             }
             wipe(devices);
             mirrors.get(spec.shape()).set(List.of(), 0, 0, 0);
+            if (mirrorEveryRun != null && spec.shape() == FabricSpec.Shape.FAT_TREE) {
+                List<String> all = new ArrayList<>();
+                fabric.bridges().forEach(b -> all.add(b.name()));
+                mirrors.get(spec.shape()).set(all, mirrorEveryRun[0], mirrorEveryRun[1], (int) mirrorEveryRun[2]);
+            }
             HostAgents hosts = agents.get(spec.shape());
             if (hosts == null) {
                 hosts = new HostAgents(fabric, agent);
