@@ -11,7 +11,8 @@
 # Settings (environment): OVS_LINK_KBPS (link rate, default 2500), OVS_FLOW_BYTES (default: what a
 # link carries in 84 ms, as Planck's 100 MiB flows at 10 Gb/s against a 100 ms poll), SKIP_BUILD=1.
 # Any other arguments go to OvsExperimentCommand (--workloads, --modes, --seed, --repeats,
-# --poll-ms, --damping-ms, --mirror-rate-fraction).
+# --poll-ms, --damping-ms, --mirror-rate-fraction, --mirror-every-run: mirrors on in every
+# fat-tree run, so mirroring costs the switches the same in every mode; docs/ovs-fabric.md).
 #
 # Needs root, openvswitch-switch, iproute2 (tc), ethtool, python3, java. Every name carries a random
 # prefix and is removed by name on exit; the switches, controller and collector run in a namespace
