@@ -10,10 +10,23 @@
 #   scripts/lab.sh --flow-mib 100   # the earlier, slower time scale (flows of ~0.84 s)
 #   scripts/lab.sh --quick    # CI: stride(8) and random bijection only (< 5 minutes)
 #   scripts/lab.sh --out DIR  # report directory (default results/lab-<time>)
+#   scripts/lab.sh --fabric ovs [...]  # on real OVS bridges instead (src/test/system/ovs/experiment.sh)
 # Any other arguments go to `planck-lab experiment` (see `--help` there). LAB_JAVA_OPTS adds JVM
 # options to the lab controller (e.g. a flight recording: -XX:StartFlightRecording=filename=lab.jfr).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# --fabric ovs: the same experiment on real Open vSwitch bridges (docs/ovs-fabric.md).
+fabric=emu
+case "${1:-}" in
+    --fabric) fabric=${2:-}; shift; if [ $# -gt 0 ]; then shift; fi ;;
+    --fabric=*) fabric=${1#--fabric=}; shift ;;
+esac
+case "$fabric" in
+    ovs) exec src/test/system/ovs/experiment.sh "$@" ;;
+    emu) ;;
+    *) echo "lab: --fabric must be emu or ovs" >&2; exit 2 ;;
+esac
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "lab: must run as root (it creates a veth pair for the mirror port)" >&2

@@ -11,6 +11,8 @@
 #  - a running TCP flow moved to another path by one per-flow rule: its packets appear on the
 #    new path's switches, stop on the old path's, and the sender sees no retransmission timeout;
 #  - a flow-mod the switch refuses comes back as an error naming the rule, which is not kept;
+#  - one switch losing its controller mid-run: a move meanwhile is reported unavailable and goes
+#    in on reconnect, after which the switch holds exactly the wanted rules;
 #  - an ovs-vswitchd restart (all switches drop and lose their tables) and a controller restart
 #    are each reported and followed by complete reprogramming, proved by counters again;
 #  - every bridge's mirror copies reach the collector link with its RSPAN VLAN, and
@@ -174,6 +176,32 @@ echo "  sender TCPTimeouts $T0 -> $T1; iperf3: $(python3 -c 'import json,sys; e=
 # How long one TE move takes to be in force: flow-mod sent to barrier reply, 200 moves.
 ctl movebench $FLOW 200
 echo "rule moves: ${ANS#ok }"
+
+# --- one switch disconnects mid-run -------------------------------------------------------------
+# The flow's source edge loses its controller connection (fail-secure: it keeps forwarding on what
+# it holds). A move made meanwhile is answered "unavailable", not in force, and kept as wanted; on
+# reconnect the edge is wiped and reprogrammed: it holds exactly the wanted rules, the deferred move
+# included, and nothing else.
+disconnected_count() { ctl events; [[ $ANS =~ disconnected=([0-9]+) ]] && echo "${BASH_REMATCH[1]}"; }
+D0=$(disconnected_count)
+"${VSCTL[@]}" del-controller "${P}e00"
+for _ in $(seq 100); do [ "$(disconnected_count)" -gt "$D0" ] && break; sleep 0.1; done
+[ "$(disconnected_count)" -gt "$D0" ] || fail "edge ${P}e00 lost its controller but no disconnect was reported"
+LATE=$(((OLD + 2) % 4))
+echo "move $FLOW $LATE" >&"${CTL[1]}"
+IFS= read -r -t 90 ANS <&"${CTL[0]}" || fail "controller did not answer the move"
+[[ $ANS == unavailable* ]] || fail "a move onto a disconnected switch must be reported unavailable: $ANS"
+echo "disconnect: $ANS"
+"${VSCTL[@]}" set-controller "${P}e00" "tcp:127.0.0.1:$CPORT" -- set controller "${P}e00" max_backoff=1000 inactivity_probe=5000
+ctl await 30
+ctl ruleof $FLOW; read -r _ _ LATE_MAC LATE_PORT <<<"$ANS"
+HELD=$("${OFCTL[@]}" dump-flows "${P}e00" | grep 'tp_src=41000' || true)
+[ "$(echo "$HELD" | grep -c .)" -eq 1 ] && grep -qi "$LATE_MAC" <<<"$HELD" && grep -q "output:$LATE_PORT" <<<"$HELD" \
+  || fail "after reconnect the edge should hold the deferred move ($LATE_MAC out $LATE_PORT), holds: $HELD"
+n=$("${OFCTL[@]}" dump-flows "${P}e00" | grep -c priority=)
+ctl wanted of:0000000003000000; w=${ANS#ok }
+[ "$n" -eq "$w" ] || fail "edge of:0000000003000000 holds $n flows after reconnect, controller wants $w"
+echo "  after reconnect: the deferred move is in force (eth_dst $LATE_MAC, out $LATE_PORT); $n flows held = wanted"
 
 # --- switch restart: every bridge drops and loses its flow table ---------------------------------
 VSWITCHD=$(cat "$D/ovs-vswitchd.pid")

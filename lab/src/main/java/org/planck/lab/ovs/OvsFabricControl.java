@@ -49,6 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Commands: {@code await S}, {@code force I}, {@code unforce}, {@code baseline},
  * {@code check PINGS}, {@code move SRC DST PROTO SPORT DPORT I}, {@code pathof SRC DST PROTO SPORT DPORT},
+ * {@code ruleof SRC DST PROTO SPORT DPORT},
  * {@code forwardingmap FILE GENERATION LINK_BPS}, {@code placestride SHIFT CPORT DPORT}, {@code portstats DEVICE}, {@code movebench SRC DST PROTO SPORT DPORT N}, {@code pathpackets SRC DST PROTO
  * SPORT DPORT I}, {@code refuse}, {@code wanted DEVICE}, {@code events}, {@code quit}.</p>
  */
@@ -140,6 +141,8 @@ public final class OvsFabricControl implements Callable<Integer> {
                 return move(flowOf(w), Integer.parseInt(w[6]));
             case "pathof":
                 return pathOf(flowOf(w));
+            case "ruleof":
+                return ruleOf(flowOf(w));
             case "pathpackets":
                 return pathPackets(flowOf(w), Integer.parseInt(w[6]));
             case "portstats":
@@ -335,8 +338,18 @@ public final class OvsFabricControl implements Callable<Integer> {
         FabricHost s = host(flow.src());
         FabricHost d = host(flow.dst());
         PlannedRule r = plan.flowRule(flow, s.mac(), d.mac(), index);
-        InstallResult res = southbound.install(r.device(), List.of(r), List.of())
-                .get(BATCH_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        InstallResult res;
+        try {
+            res = southbound.install(r.device(), List.of(r), List.of()).get(BATCH_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (!(e.getCause() instanceof org.planck.lab.openflow.SwitchUnavailableException)) {
+                throw e;
+            }
+            // Not in force, and said so; the southbound keeps it wanted: it goes in on reconnect.
+            extras.removeIf(x -> x.matchKey().equals(r.matchKey()));
+            extras.add(r);
+            return "unavailable " + e.getCause().getMessage() + "; kept, goes in on reconnect";
+        }
         if (!res.allInForce()) {
             return "fail refused: " + res.rejections();
         }
@@ -468,6 +481,17 @@ public final class OvsFabricControl implements Callable<Integer> {
         ShadowPath p = new PathTraffic(plan, extras).pathOf(host(flow.src()), host(flow.dst()), flow)
                 .orElseThrow(() -> new IllegalArgumentException("same-edge hosts have no shadow path"));
         return "ok " + p.index() + " " + hopsOf(p);
+    }
+
+    /** The per-flow rule the controller wants for a flow: "ok DEVICE SHADOW_MAC OUT_PORT". */
+    private String ruleOf(FlowKey flow) {
+        for (PlannedRule r : extras) {
+            if (r.flow().map(flow::equals).orElse(false)) {
+                return "ok " + r.device() + " " + r.setEthDst().map(m -> m.toString().toLowerCase()).orElse("-")
+                        + " " + r.outPort().toLong();
+            }
+        }
+        return "fail no per-flow rule for " + flow;
     }
 
     private static String hopsOf(ShadowPath p) {
