@@ -30,6 +30,49 @@
 
 using namespace ns3;
 
+// ns-3.37's TcpDctcp cuts the window to (1 - alpha / 2) cwnd with no floor:
+// a short flow marked in several windows in a row goes below one segment
+// (10, 5, 2.5, 1.25, 0.62 segments), cannot send, and waits for the 10 ms
+// retransmission timer with nothing lost. Linux floors DCTCP's ssthresh at
+// 2 segments and RFC 5681 never takes cwnd below one; the emulator floors
+// at one segment, and so does the reference.
+class TcpDctcpSegmentFloor : public TcpDctcp
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpDctcpSegmentFloor")
+                                .SetParent<TcpDctcp>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TcpDctcpSegmentFloor>();
+        return tid;
+    }
+
+    TcpDctcpSegmentFloor() = default;
+
+    TcpDctcpSegmentFloor(const TcpDctcpSegmentFloor& sock)
+        : TcpDctcp(sock)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "TcpDctcpSegmentFloor";
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        return std::max(TcpDctcp::GetSsThresh(tcb, bytesInFlight), tcb->m_segmentSize);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpDctcpSegmentFloor>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TcpDctcpSegmentFloor);
+
 struct Flow
 {
     uint32_t id, src, dst;
@@ -270,6 +313,7 @@ main(int argc, char* argv[])
 {
     std::string flowsFile, outFile, traceFile, queueTraceFile, scheme = "droptail";
     double queueSampleUs = 10;
+    bool dctcpFloor = true;
     uint32_t hosts = 36, buffer = 1024, k = 65, initCwnd = 10;
     double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60;
     CommandLine cmd;
@@ -284,6 +328,7 @@ main(int argc, char* argv[])
     cmd.AddValue("initCwnd", "initial window, segments", initCwnd);
     cmd.AddValue("minRtoMs", "minimum RTO", minRtoMs);
     cmd.AddValue("limitS", "simulated time limit", limitS);
+    cmd.AddValue("dctcpFloor", "DCTCP's window cut never below one segment (default)", dctcpFloor);
     cmd.AddValue("preconnect", "open every connection before the first flow starts (default)", g_preconnect);
     cmd.AddValue("trace", "write every cwnd change here (time_us,flow,cwnd in segments)", traceFile);
     cmd.AddValue("queueTrace", "write switch port occupancies here (time_us,port,packets)", queueTraceFile);
@@ -334,8 +379,9 @@ main(int argc, char* argv[])
     // TCP as the emulator is configured: 1500-byte packets (no timestamps),
     // IW 10, SACK, min RTO, no delayed ACK, classic (halving) recovery.
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(scheme == "dctcp" ? TcpDctcp::GetTypeId()
-                                                     : TcpNewReno::GetTypeId()));
+                       TypeIdValue(scheme != "dctcp" ? TcpNewReno::GetTypeId()
+                                   : dctcpFloor      ? TcpDctcpSegmentFloor::GetTypeId()
+                                                     : TcpDctcp::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
