@@ -233,12 +233,17 @@ where
             }
             producers.push(row);
         }
-        let mut ends: Vec<Option<(Vec<Producer<Transfer>>, Vec<Consumer<Transfer>>)>> =
+        let mut ends: Vec<Option<RingEnds>> =
             producers.into_iter().zip(consumers).map(Some).collect();
         std::thread::scope(|s| {
             for t in 0..nthreads {
                 let mine: Vec<_> = block(t)
-                    .map(|i| (i, ends[i].take().expect("one ring row and column per worker")))
+                    .map(|i| {
+                        (
+                            i,
+                            ends[i].take().expect("one ring row and column per worker"),
+                        )
+                    })
                     .collect();
                 let core = if cores.is_empty() {
                     None
@@ -312,6 +317,9 @@ fn flush<R: Router>(part: &mut Partition<R>, k: usize, ring: &mut Producer<Trans
     part.outbox.boxes[k] = batch;
     full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
+
+/// A worker's outbound and inbound rings.
+type RingEnds = (Vec<Producer<Transfer>>, Vec<Consumer<Transfer>>);
 
 /// What all workers of one run share.
 struct Crew<'a> {
@@ -497,7 +505,10 @@ impl<R: Router> Worker<R> {
             lag: realtime.then_some(self.lag),
             load: WorkerLoad {
                 router_packets: part.stats.router_packets,
-                seconds: self.finished.unwrap_or_else(|| start.elapsed()).as_secs_f64(),
+                seconds: self
+                    .finished
+                    .unwrap_or_else(|| start.elapsed())
+                    .as_secs_f64(),
                 wait_seconds: self.wait.as_secs_f64(),
             },
             flows: std::mem::take(&mut part.flows),

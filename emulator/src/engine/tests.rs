@@ -173,7 +173,10 @@ fn workers_sharing_threads_emulate_what_one_thread_each_does() {
         let fewer = on(threads);
         assert_eq!(fewer.summary.late_transfers, 0);
         assert_eq!(fewer.summary.workers.len(), 4);
-        assert!(key(&four) == key(&fewer), "4 workers on {threads} threads differ");
+        assert!(
+            key(&four) == key(&fewer),
+            "4 workers on {threads} threads differ"
+        );
     }
 }
 
