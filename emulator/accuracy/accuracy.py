@@ -154,12 +154,21 @@ def run_emu(emu, flows_csv, scheme, workdir, seed):
     out = os.path.join(workdir, "emu")
     subprocess.run([emu, "run", "--config", cfg, "--out", out], check=True,
                    stdout=subprocess.DEVNULL)
-    recs = sorted(csv.DictReader(open(os.path.join(out, "flows.csv"))), key=lambda r: float(r["start_us"]))
-    rows = sorted(rows, key=lambda r: float(r["start_us"]))
+    # Match records to flows by ends and size, then start time (the
+    # emulator starts flows on slot boundaries, so two flows starting in
+    # the same slot may be listed in either order).
+    recs = {}
+    for e in csv.DictReader(open(os.path.join(out, "flows.csv"))):
+        recs.setdefault((int(e["src"]), int(e["dst"]), int(e["size_bytes"])), []).append(e)
     res = {}
-    for r, e in zip(rows, recs):
-        assert int(r["src"]) == int(e["src"]) and int(r["dst"]) == int(e["dst"]), (r, e)
-        res[int(r["id"])] = float(e["rx_fct_us"]) if e["rx_fct_us"] else None
+    for key, group in recs.items():
+        mine = sorted((r for r in rows if (int(r["src"]), int(r["dst"]), int(r["bytes"])) == key),
+                      key=lambda r: float(r["start_us"]))
+        group.sort(key=lambda e: float(e["start_us"]))
+        assert len(mine) == len(group), key
+        for r, e in zip(mine, group):
+            res[int(r["id"])] = float(e["rx_fct_us"]) if e["rx_fct_us"] else None
+    assert len(res) == len(rows)
     return res
 
 

@@ -7,8 +7,12 @@
 //        [--hosts=36] [--gbps=10] [--delayUs=1.2] [--buffer=1024] [--k=65]
 //
 // flows.csv: id,src,dst,bytes,start_us (endpoint ids 0..hosts-1).
-// fct.csv:   id,src,dst,bytes,start_us,rx_fct_us (start: the sender's
-//            connection is established and its first data leaves).
+// fct.csv:   id,src,dst,bytes,start_us,rx_fct_us,retransmits,timeouts,recoveries
+//            (rx_fct_us from the flow's start, when its data is handed to a
+//            connection opened ahead of time, to the last byte at the
+//            receiver; data segments sent again, entries into loss (timeout)
+//            and fast recovery, handshake end relative to the start).
+//            --trace=FILE logs every cwnd change, --queueTrace=FILE the switch queues.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -26,6 +30,49 @@
 
 using namespace ns3;
 
+// ns-3.37's TcpDctcp cuts the window to (1 - alpha / 2) cwnd with no floor:
+// a short flow marked in several windows in a row goes below one segment
+// (10, 5, 2.5, 1.25, 0.62 segments), cannot send, and waits for the 10 ms
+// retransmission timer with nothing lost. Linux floors DCTCP's ssthresh at
+// 2 segments and RFC 5681 never takes cwnd below one; the emulator floors
+// at one segment, and so does the reference.
+class TcpDctcpSegmentFloor : public TcpDctcp
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::TcpDctcpSegmentFloor")
+                                .SetParent<TcpDctcp>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TcpDctcpSegmentFloor>();
+        return tid;
+    }
+
+    TcpDctcpSegmentFloor() = default;
+
+    TcpDctcpSegmentFloor(const TcpDctcpSegmentFloor& sock)
+        : TcpDctcp(sock)
+    {
+    }
+
+    std::string GetName() const override
+    {
+        return "TcpDctcpSegmentFloor";
+    }
+
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override
+    {
+        return std::max(TcpDctcp::GetSsThresh(tcb, bytesInFlight), tcb->m_segmentSize);
+    }
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TcpDctcpSegmentFloor>(this);
+    }
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TcpDctcpSegmentFloor);
+
 struct Flow
 {
     uint32_t id, src, dst;
@@ -33,7 +80,12 @@ struct Flow
     double startUs;
     uint64_t queued = 0;   // bytes handed to the socket
     uint64_t received = 0; // bytes at the receiver
-    double connectedS = -1, doneS = -1;
+    double connectedS = -1, sendS = -1, doneS = -1; // sendS: data handed to the socket
+    bool wantSend = false;
+    uint32_t highTx = 0;      // highest sequence sent + 1 (relative)
+    uint32_t retransmits = 0; // segments sent below highTx
+    uint32_t timeouts = 0;    // entries into CA_LOSS
+    uint32_t recoveries = 0;  // entries into CA_RECOVERY
     Ptr<Socket> sock;
 };
 
@@ -55,6 +107,82 @@ SwitchMark(Ptr<const QueueDiscItem>, const char*)
     g_switchMarks++;
 }
 
+static std::ofstream g_trace; // optional cwnd trace: time_us,flow,cwnd_segments
+
+// Connections are opened ahead of the flows (all of them, in an idle network,
+// before the first flow starts) so that a flow's data starts at its start
+// time, as in the emulator, which has no handshake: otherwise a SYN waits in
+// the queue it is about to measure (and is left out of the FCT), and a lost
+// SYN (3 s ns-3 ConnTimeout) moves the flow to a different, idle network.
+static double g_offsetUs = 0; // simulated time of the flows' time 0
+static bool g_preconnect = true;
+
+static double
+NowUs()
+{
+    return Simulator::Now().GetNanoSeconds() / 1000.0 - g_offsetUs;
+}
+
+static void
+TxSegment(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    // Sequence numbers relative to the SYN's; only data segments count.
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    Flow& f = g_flows[i];
+    uint32_t end = h.GetSequenceNumber().GetValue() + p->GetSize();
+    if (f.highTx == 0 || (int32_t)(end - f.highTx) > 0)
+    {
+        f.highTx = end;
+    }
+    else
+    {
+        f.retransmits++;
+    }
+}
+
+static void
+CongStateChange(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        g_flows[i].timeouts++;
+    }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        g_flows[i].recoveries++;
+    }
+}
+
+static void
+CwndChange(uint32_t i, uint32_t, uint32_t cwnd)
+{
+    g_trace << NowUs() << "," << i << "," << cwnd / 1460.0 << "\n";
+}
+
+// Optional queue trace: every switch port's queue disc, sampled periodically.
+static std::ofstream g_queueTrace;
+static std::vector<Ptr<QueueDisc>> g_switchQueues;
+
+static void
+SampleQueues(Time every)
+{
+    for (uint32_t h = 0; h < g_switchQueues.size(); h++)
+    {
+        uint32_t n = g_switchQueues[h]->GetNPackets();
+        if (n > 0)
+        {
+            g_queueTrace << NowUs() << "," << h << "," << n << "\n";
+        }
+    }
+    if (g_done < g_flows.size())
+    {
+        Simulator::Schedule(every, &SampleQueues, every);
+    }
+}
+
 static const uint16_t kServerPort = 5000;
 static const uint16_t kFirstPort = 10000;
 
@@ -66,6 +194,10 @@ Fill(Ptr<Socket> s, uint32_t)
     s->GetSockName(a);
     uint16_t port = InetSocketAddress::ConvertFrom(a).GetPort();
     Flow& f = g_flows[g_byPort[port]];
+    if (f.sendS < 0)
+    {
+        return; // connected ahead, the flow has not started yet
+    }
     while (f.queued < f.bytes)
     {
         uint32_t room = s->GetTxAvailable();
@@ -91,7 +223,26 @@ Connected(Ptr<Socket> s)
     s->GetSockName(a);
     Flow& f = g_flows[g_byPort[InetSocketAddress::ConvertFrom(a).GetPort()]];
     f.connectedS = Simulator::Now().GetSeconds();
-    Fill(s, 0);
+    if (!g_preconnect || f.wantSend)
+    {
+        f.sendS = f.connectedS;
+        Fill(s, 0);
+    }
+}
+
+static void
+BeginData(uint32_t i)
+{
+    Flow& f = g_flows[i];
+    if (f.connectedS >= 0)
+    {
+        f.sendS = Simulator::Now().GetSeconds();
+        Fill(f.sock, 0);
+    }
+    else
+    {
+        f.wantSend = true; // starts when the handshake completes (counted late)
+    }
 }
 
 static void
@@ -109,6 +260,12 @@ StartFlow(uint32_t i, Ptr<Node> node, Ipv4Address dst)
     f.sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
     f.sock->SetConnectCallback(MakeCallback(&Connected), MakeCallback(&ConnectFailed));
     f.sock->SetSendCallback(MakeCallback(&Fill));
+    f.sock->TraceConnectWithoutContext("Tx", MakeBoundCallback(&TxSegment, i));
+    f.sock->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongStateChange, i));
+    if (g_trace.is_open())
+    {
+        f.sock->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&CwndChange, i));
+    }
     f.sock->Connect(InetSocketAddress(dst, kServerPort));
 }
 
@@ -154,7 +311,9 @@ AcceptAll(Ptr<Socket>, const Address&)
 int
 main(int argc, char* argv[])
 {
-    std::string flowsFile, outFile, scheme = "droptail";
+    std::string flowsFile, outFile, traceFile, queueTraceFile, scheme = "droptail";
+    double queueSampleUs = 10;
+    bool dctcpFloor = true;
     uint32_t hosts = 36, buffer = 1024, k = 65, initCwnd = 10;
     double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60;
     CommandLine cmd;
@@ -169,6 +328,11 @@ main(int argc, char* argv[])
     cmd.AddValue("initCwnd", "initial window, segments", initCwnd);
     cmd.AddValue("minRtoMs", "minimum RTO", minRtoMs);
     cmd.AddValue("limitS", "simulated time limit", limitS);
+    cmd.AddValue("dctcpFloor", "DCTCP's window cut never below one segment (default)", dctcpFloor);
+    cmd.AddValue("preconnect", "open every connection before the first flow starts (default)", g_preconnect);
+    cmd.AddValue("trace", "write every cwnd change here (time_us,flow,cwnd in segments)", traceFile);
+    cmd.AddValue("queueTrace", "write switch port occupancies here (time_us,port,packets)", queueTraceFile);
+    cmd.AddValue("queueSampleUs", "queue trace sampling interval", queueSampleUs);
     cmd.Parse(argc, argv);
     if (flowsFile.empty() || outFile.empty() || (scheme != "droptail" && scheme != "dctcp"))
     {
@@ -176,6 +340,11 @@ main(int argc, char* argv[])
         return 2;
     }
 
+    if (!traceFile.empty())
+    {
+        g_trace.open(traceFile);
+        g_trace << "time_us,flow,cwnd\n";
+    }
     std::ifstream in(flowsFile);
     if (!in)
     {
@@ -210,8 +379,9 @@ main(int argc, char* argv[])
     // TCP as the emulator is configured: 1500-byte packets (no timestamps),
     // IW 10, SACK, min RTO, no delayed ACK, classic (halving) recovery.
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
-                       TypeIdValue(scheme == "dctcp" ? TcpDctcp::GetTypeId()
-                                                     : TcpNewReno::GetTypeId()));
+                       TypeIdValue(scheme != "dctcp" ? TcpNewReno::GetTypeId()
+                                   : dctcpFloor      ? TcpDctcpSegmentFloor::GetTypeId()
+                                                     : TcpDctcp::GetTypeId()));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
@@ -279,7 +449,7 @@ main(int argc, char* argv[])
     {
         NetDeviceContainer d = p2p.Install(endpoints.Get(h), sw.Get(0));
         tcHost.Install(d.Get(0));
-        tcSwitch.Install(d.Get(1));
+        g_switchQueues.push_back(tcSwitch.Install(d.Get(1)).Get(0));
         std::ostringstream net;
         net << "10." << (h / 250) << "." << (h % 250) << ".0";
         addr.SetBase(net.str().c_str(), "255.255.255.0");
@@ -301,26 +471,50 @@ main(int argc, char* argv[])
         l->Listen();
         l->SetAcceptCallback(MakeCallback(&AcceptAll), MakeCallback(&Accept));
     }
+    // Handshakes 0.5 us apart, then 1 ms for the last to complete.
+    g_offsetUs = g_preconnect ? g_flows.size() * 0.5 + 1000 : 0;
     for (uint32_t i = 0; i < g_flows.size(); i++)
     {
         g_byPort[kFirstPort + i] = i;
-        Simulator::Schedule(MicroSeconds(g_flows[i].startUs), &StartFlow, i,
-                            endpoints.Get(g_flows[i].src), hostIp[g_flows[i].dst]);
+        Time connectAt = g_preconnect ? NanoSeconds(500 * i) : NanoSeconds(g_flows[i].startUs * 1000);
+        Simulator::Schedule(connectAt, &StartFlow, i, endpoints.Get(g_flows[i].src),
+                            hostIp[g_flows[i].dst]);
+        if (g_preconnect)
+        {
+            Simulator::Schedule(NanoSeconds((g_offsetUs + g_flows[i].startUs) * 1000), &BeginData, i);
+        }
+    }
+    if (!queueTraceFile.empty())
+    {
+        g_queueTrace.open(queueTraceFile);
+        g_queueTrace << "time_us,port,packets\n";
+        Simulator::Schedule(MicroSeconds(queueSampleUs), &SampleQueues, MicroSeconds(queueSampleUs));
     }
     Simulator::Stop(Seconds(limitS));
     Simulator::Run();
 
     std::ofstream out(outFile);
-    out << "id,src,dst,bytes,start_us,rx_fct_us\n";
+    out << "id,src,dst,bytes,start_us,rx_fct_us,retransmits,timeouts,recoveries,connect_us\n";
     for (auto& f : g_flows)
     {
         out << f.id << "," << f.src << "," << f.dst << "," << f.bytes << "," << f.startUs << ",";
-        if (f.doneS >= 0 && f.connectedS >= 0)
+        if (f.doneS >= 0 && f.sendS >= 0)
         {
-            out << (f.doneS - f.connectedS) * 1e6;
+            out << (f.doneS - f.sendS) * 1e6;
+        }
+        out << "," << f.retransmits << "," << f.timeouts << "," << f.recoveries << ",";
+        if (f.connectedS >= 0)
+        {
+            out << f.connectedS * 1e6 - g_offsetUs - f.startUs;
         }
         out << "\n";
     }
+    uint32_t late = 0;
+    for (auto& f : g_flows)
+    {
+        late += f.connectedS >= 0 && f.sendS > 0 && f.connectedS * 1e6 - g_offsetUs > f.startUs;
+    }
+    std::cerr << "fct_ref: " << late << " flows started late (handshake not done)\n";
     std::cerr << "fct_ref: " << g_done << " of " << g_flows.size() << " flows completed, switch drops "
               << g_switchDrops << ", marks " << g_switchMarks << "\n";
     Simulator::Destroy();

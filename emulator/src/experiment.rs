@@ -117,6 +117,7 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         batch_slots: e.batch_slots,
         skew_slots: e.skew_slots,
         pin_threads: e.pin_threads,
+        os_threads: 0,
     })
 }
 

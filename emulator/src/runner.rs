@@ -13,8 +13,8 @@
 //! once and counted.
 //! The calling thread only spawns the workers and blocks joining them.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Barrier, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::config::Mode;
@@ -39,8 +39,13 @@ const RING_TRANSFERS: usize = 1 << 12;
 /// then yields its core, then parks until woken.
 const SPIN_WAIT: Duration = Duration::from_micros(50);
 const YIELD_WAIT: Duration = Duration::from_micros(500);
+/// A thread none of whose own workers may run on for this long runs other
+/// threads' runnable workers: a peer on its core is a few microseconds
+/// (one batch) away, one off its core a scheduler time slice.
+const STEAL_AFTER: Duration = Duration::from_micros(10);
 
-/// Lets a worker that published progress wake peers parked waiting for it.
+/// Lets a worker that published progress wake threads parked waiting for it
+/// (indexed by OS thread, which may run several workers).
 struct WorkerSync {
     waiting: Vec<CachePadded<AtomicBool>>,
     threads: Vec<std::sync::OnceLock<std::thread::Thread>>,
@@ -55,11 +60,11 @@ impl WorkerSync {
             threads: (0..n).map(|_| std::sync::OnceLock::new()).collect(),
         }
     }
-    fn wake_others(&self, me: usize) {
-        for (j, w) in self.waiting.iter().enumerate() {
-            if j != me
-                && w.load(Ordering::Relaxed)
-                && let Some(t) = self.threads[j].get()
+    /// Wake every parked thread (the caller's own is running, so not parked).
+    fn wake_parked(&self) {
+        for (w, t) in self.waiting.iter().zip(&self.threads) {
+            if w.load(Ordering::Relaxed)
+                && let Some(t) = t.get()
             {
                 t.unpark();
             }
@@ -77,6 +82,9 @@ pub struct Setup {
     /// Extra slots beyond the lookahead a worker may run ahead (loose synchronisation).
     pub skew_slots: u64,
     pub pin_threads: bool,
+    /// OS threads to run the workers on; 0: one per worker, up to the cores
+    /// the run may use (see `os_threads`).
+    pub os_threads: usize,
 }
 
 /// When workers stop.
@@ -173,10 +181,20 @@ where
     let progress: Vec<CachePadded<AtomicU64>> = (0..nparts)
         .map(|_| CachePadded::new(AtomicU64::new(0)))
         .collect();
-    let sync = WorkerSync::new(nparts);
+    let cores = if setup.pin_threads {
+        core_affinity::get_core_ids().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let nthreads = match setup.os_threads {
+        0 => os_threads(nparts, &cores),
+        n => n.min(nparts),
+    };
+    let sync = WorkerSync::new(nthreads);
     let run_start = Instant::now();
-    let ready = Barrier::new(nparts);
+    let ready = Barrier::new(nthreads);
     let start = OnceLock::new();
+    let finished = AtomicUsize::new(0);
     let crew = Crew {
         progress: &progress,
         sync: &sync,
@@ -184,15 +202,22 @@ where
         setup,
         ready: &ready,
         start: &start,
+        finished: &finished,
     };
-    let cores = if setup.pin_threads {
-        core_affinity::get_core_ids().unwrap_or_default()
-    } else {
-        Vec::new()
+    // Every partition in a slot of its own; each thread builds its own
+    // block (memory is first touched by the core that will use it).
+    let pool: Vec<Mutex<Option<Worker<R>>>> = (0..nparts).map(|_| Mutex::new(None)).collect();
+    let block = |t: usize| (t * nparts / nthreads)..((t + 1) * nparts / nthreads);
+    let build_worker = |i: usize, tx: Vec<Producer<Transfer>>, rx: Vec<Consumer<Transfer>>| {
+        let mut p = Partition::new(i, &setup.topo, setup.shared.clone(), &setup.plan, build);
+        if !rx.is_empty() {
+            p.attach_inbound(rx);
+        }
+        *pool[i].lock().expect("pool") = Some(Worker::new(p, tx, setup, nparts));
     };
-    let parts = if nparts == 1 {
-        let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
-        vec![worker(p, Vec::new(), &crew)]
+    if nparts == 1 {
+        build_worker(0, Vec::new(), Vec::new());
+        thread_main(&pool, block(0), 0, &crew);
     } else {
         // One ring per (sender, receiver, delay): see `Placement::exchanges`.
         // Receivers get theirs by sender, then delay, as partitions expect.
@@ -208,47 +233,66 @@ where
             }
             producers.push(row);
         }
-        let mut producers = producers.into_iter();
-        let mut consumers = consumers.into_iter();
+        let mut ends: Vec<Option<RingEnds>> =
+            producers.into_iter().zip(consumers).map(Some).collect();
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..nparts)
-                .map(|i| {
-                    let tx = producers.next().expect("one ring row per worker");
-                    let rx = consumers.next().expect("one ring column per worker");
-                    let core = if cores.is_empty() {
-                        None
-                    } else {
-                        Some(cores[i % cores.len()])
-                    };
-                    let crew = &crew;
-                    s.spawn(move || {
-                        let _ = crew.sync.threads[i].set(std::thread::current());
-                        if let Some(c) = core {
-                            core_affinity::set_for_current(c);
-                        }
-                        let mut p = Partition::new(
+            for t in 0..nthreads {
+                let mine: Vec<_> = block(t)
+                    .map(|i| {
+                        (
                             i,
-                            &setup.topo,
-                            setup.shared.clone(),
-                            &setup.plan,
-                            build,
-                        );
-                        p.attach_inbound(rx);
-                        worker(p, tx, crew)
+                            ends[i].take().expect("one ring row and column per worker"),
+                        )
                     })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("emulation worker panicked"))
-                .collect()
+                    .collect();
+                let core = if cores.is_empty() {
+                    None
+                } else {
+                    Some(cores[t % cores.len()])
+                };
+                let (crew, pool, build_worker) = (&crew, &pool, &build_worker);
+                s.spawn(move || {
+                    let _ = crew.sync.threads[t].set(std::thread::current());
+                    if let Some(c) = core {
+                        core_affinity::set_for_current(c);
+                    }
+                    for (i, (tx, rx)) in mine {
+                        build_worker(i, tx, rx);
+                    }
+                    thread_main(pool, block(t), t, crew);
+                });
+            }
+        });
+    }
+    let start = *crew.start.get().expect("the run started");
+    let parts = pool
+        .into_iter()
+        .map(|w| {
+            w.into_inner()
+                .expect("emulation worker panicked")
+                .expect("every worker built")
+                .report(&crew, start)
         })
-    };
+        .collect();
     RunOutput {
         parts,
         wall: run_start.elapsed(),
         threads: nparts,
     }
+}
+
+/// OS threads for `nparts` workers: one each, but never more than the cores
+/// the run may use. A worker waiting for a peer that has no core of its own
+/// waits for the scheduler (a time slice, milliseconds) at every meeting,
+/// and exact workers meet every few slots; so surplus workers share a
+/// thread, which runs each of its partitions in turn, a batch at a time.
+fn os_threads(nparts: usize, pinned: &[core_affinity::CoreId]) -> usize {
+    let cores = if pinned.is_empty() {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        pinned.len()
+    };
+    nparts.min(cores).max(1)
 }
 
 /// Hand the batch of outbound ring `k` to the ring, taking this worker's own
@@ -274,131 +318,136 @@ fn flush<R: Router>(part: &mut Partition<R>, k: usize, ring: &mut Producer<Trans
     full_since.map_or(Duration::ZERO, |s| s.elapsed())
 }
 
+/// A worker's outbound and inbound rings.
+type RingEnds = (Vec<Producer<Transfer>>, Vec<Consumer<Transfer>>);
+
 /// What all workers of one run share.
 struct Crew<'a> {
     progress: &'a [CachePadded<AtomicU64>],
     sync: &'a WorkerSync,
     stop: &'a Stop,
     setup: &'a Setup,
-    /// Every worker has built its partition: the emulation starts.
+    /// Every thread has built its partitions: the emulation starts.
     ready: &'a Barrier,
     /// When it started (slot 0 of real-time pacing).
     start: &'a OnceLock<Instant>,
+    /// Workers that reached their last slot.
+    finished: &'a AtomicUsize,
 }
 
-fn worker<R: Router>(
-    mut part: Partition<R>,
-    mut tx: Vec<Producer<Transfer>>,
-    crew: &Crew,
-) -> PartitionReport {
-    let Crew {
-        progress,
-        sync,
-        stop,
-        setup,
-        ready,
-        start,
-    } = *crew;
-    let me = part.index;
-    let nparts = progress.len();
-    let end = stop.end();
-    // Building a partition (tables, queues, generators) takes different
-    // times on different workers; start together so that no worker counts a
-    // peer's construction as waiting, and time only the emulation.
-    ready.wait();
-    let start = *start.get_or_init(Instant::now);
-    let begun = Instant::now();
-    let mut wait = Duration::ZERO;
-    let (mut batches, mut behind) = (0u64, 0u64);
-    let mut lag = Lag::default();
-    // Workers never run more than lookahead (+ the configured loose skew) slots
-    // ahead of the slowest other worker. With no extra skew this is exact: every
-    // packet from another worker is in hand before its due slot.
-    let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
-    // Progress is published once per batch. A batch longer than half the
-    // allowance would hold a peer that is `allowance` slots behind waiting
-    // for this batch to end, and the two would take turns instead of running
-    // side by side: keep batches within half the allowance.
-    let batch_slots = if nparts > 1 {
-        setup.batch_slots.min((allowance / 2).max(1))
-    } else {
-        setup.batch_slots
-    };
-    // The slot this worker may run up to, as of its last look at the others'
-    // progress: it looks again only on reaching it.
-    let mut allowed = if nparts > 1 { 0 } else { end };
-    while part.now < end {
-        if let Stop::Flag(f, _) = stop
-            && f.load(Ordering::Relaxed)
-        {
-            break;
+/// One partition and its place in the run.
+struct Worker<R: Router> {
+    part: Partition<R>,
+    tx: Vec<Producer<Transfer>>,
+    /// How far past the slowest other worker this one may run.
+    allowance: u64,
+    batch_slots: u64,
+    /// The slot this worker may run up to, as of its last look at the
+    /// others' progress: it looks again only on reaching it.
+    allowed: Slot,
+    /// Not allowed on since then (the wait is counted when it runs again).
+    blocked_since: Option<Instant>,
+    wait: Duration,
+    batches: u64,
+    behind: u64,
+    lag: Lag,
+    done: bool,
+    /// Emulation time at its last slot.
+    finished: Option<Duration>,
+}
+
+/// What one turn of a worker did.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Turn {
+    Ran,
+    Blocked,
+    Done,
+}
+
+impl<R: Router> Worker<R> {
+    fn new(part: Partition<R>, tx: Vec<Producer<Transfer>>, setup: &Setup, nparts: usize) -> Self {
+        // Workers never run more than lookahead (+ the configured loose skew) slots
+        // ahead of the slowest other worker. With no extra skew this is exact: every
+        // packet from another worker is in hand before its due slot.
+        let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
+        // Progress is published once per batch. A batch longer than half the
+        // allowance would hold a peer that is `allowance` slots behind waiting
+        // for this batch to end, and the two would take turns instead of running
+        // side by side: keep batches within half the allowance.
+        let batch_slots = if nparts > 1 {
+            setup.batch_slots.min((allowance / 2).max(1))
+        } else {
+            setup.batch_slots
+        };
+        Worker {
+            part,
+            tx,
+            allowance,
+            batch_slots,
+            allowed: 0,
+            blocked_since: None,
+            wait: Duration::ZERO,
+            batches: 0,
+            behind: 0,
+            lag: Lag::default(),
+            done: false,
+            finished: None,
         }
-        if part.now >= allowed {
-            let mut waited: Option<Instant> = None;
-            let mut polls = 0u32;
-            loop {
-                if polls == 1 {
-                    // Not allowed on at the first look: this is a wait.
-                    waited = Some(Instant::now());
-                }
-                let slowest = (0..nparts)
-                    .filter(|&j| j != me)
-                    .map(|j| progress[j].load(Ordering::Acquire))
-                    .min()
-                    .unwrap_or(u64::MAX);
-                // Everything the others sent before publishing that progress is now in the rings.
-                part.refresh_inbound();
-                allowed = slowest.saturating_add(allowance).min(end);
-                if part.now < allowed {
-                    break;
-                }
-                polls = polls.wrapping_add(1);
-                // Reading the clock costs more than a poll: look at it now and then.
-                let since = if polls.is_multiple_of(64) {
-                    waited.map_or(Duration::ZERO, |w| w.elapsed())
-                } else {
-                    Duration::ZERO
-                };
-                if since < SPIN_WAIT {
-                    std::hint::spin_loop();
-                } else if since < YIELD_WAIT {
-                    // The peer may be waiting for this very core (busy machine).
-                    std::thread::yield_now();
-                } else {
-                    // Sleep until a peer publishes progress: on a busy machine the
-                    // peer may be waiting for this very core. The timeout bounds
-                    // a wake-up that raced with the flag.
-                    sync.waiting[me].store(true, Ordering::SeqCst);
-                    let again = (0..nparts)
-                        .filter(|&j| j != me)
-                        .map(|j| progress[j].load(Ordering::SeqCst))
-                        .min()
-                        .unwrap_or(u64::MAX);
-                    if part.now >= again.saturating_add(allowance).min(end) {
-                        std::thread::park_timeout(Duration::from_micros(200));
-                    }
-                    sync.waiting[me].store(false, Ordering::SeqCst);
-                }
+    }
+
+    /// How far the others' progress lets this worker run (`order`: SeqCst
+    /// for the look just before parking, see `thread_main`).
+    fn limit(&self, crew: &Crew, order: Ordering) -> Slot {
+        let me = self.part.index;
+        let slowest = (0..crew.progress.len())
+            .filter(|&j| j != me)
+            .map(|j| crew.progress[j].load(order))
+            .min()
+            .unwrap_or(u64::MAX);
+        slowest.saturating_add(self.allowance).min(crew.stop.end())
+    }
+
+    /// Run one batch if the others' progress allows it.
+    fn turn(&mut self, crew: &Crew) -> Turn {
+        if self.done {
+            return Turn::Done;
+        }
+        let end = crew.stop.end();
+        let stopped = matches!(crew.stop, Stop::Flag(f, _) if f.load(Ordering::Relaxed));
+        if self.part.now >= end || stopped {
+            self.done = true;
+            crew.progress[self.part.index].store(u64::MAX, Ordering::SeqCst);
+            crew.sync.wake_parked();
+            return Turn::Done;
+        }
+        if self.part.now >= self.allowed {
+            self.allowed = self.limit(crew, Ordering::Acquire);
+            // Everything the others sent before publishing that progress is now in the rings.
+            self.part.refresh_inbound();
+            if self.part.now >= self.allowed {
+                self.blocked_since.get_or_insert_with(Instant::now);
+                return Turn::Blocked;
             }
-            if let Some(w) = waited {
-                wait += w.elapsed();
-            }
-        } else if setup.skew_slots > 0 {
+        } else if crew.setup.skew_slots > 0 {
             // Loose: a peer behind sends packets that are due already or
             // soon; take them as soon as they are published, not at the next
             // look at progress (up to the whole allowance later).
-            part.refresh_inbound();
+            self.part.refresh_inbound();
         }
-        let batch_end = (part.now + batch_slots).min(allowed);
+        if let Some(b) = self.blocked_since.take() {
+            self.wait += b.elapsed();
+        }
+        let part = &mut self.part;
+        let batch_end = (part.now + self.batch_slots).min(self.allowed);
         while part.now + 1 < batch_end {
             part.step();
         }
         // The batch's last slot up to its last packet for another worker:
         // the rest of the slot does not hold up peers waiting for it.
         part.step_sends();
-        for (k, ring) in tx.iter_mut().enumerate() {
+        for (k, ring) in self.tx.iter_mut().enumerate() {
             if !part.outbox.boxes[k].is_empty() {
-                wait += flush(&mut part, k, ring);
+                self.wait += flush(part, k, ring);
             }
         }
         // Publish progress only after the batch's packets are in the rings.
@@ -407,53 +456,154 @@ fn worker<R: Router>(
         // be read before the progress is visible, and a peer that has just
         // gone to sleep then sleeps out its timeout (it sleeps only after
         // waiting far longer than that).
-        progress[me].store(batch_end, Ordering::Release);
-        sync.wake_others(me);
+        crew.progress[part.index].store(batch_end, Ordering::Release);
+        crew.sync.wake_parked();
         part.step_rest();
         debug_assert_eq!(part.now, batch_end);
-        if setup.mode == Mode::Realtime {
-            batches += 1;
-            let target = Duration::from_nanos((part.now as f64 * setup.slot_ns) as u64);
-            let elapsed = start.elapsed();
-            if elapsed < target {
-                let ahead = target - elapsed;
-                if ahead > Duration::from_micros(200) {
-                    std::thread::sleep(ahead - Duration::from_micros(100));
-                }
-                while start.elapsed() < target {
-                    std::hint::spin_loop();
-                }
-                lag.final_lag_us = 0.0;
-            } else {
-                behind += 1;
-                let l = (elapsed - target).as_secs_f64() * 1e6;
-                lag.max_lag_us = lag.max_lag_us.max(l);
-                lag.final_lag_us = l;
+        if crew.setup.mode == Mode::Realtime {
+            self.pace(crew);
+        }
+        Turn::Ran
+    }
+
+    fn pace(&mut self, crew: &Crew) {
+        self.batches += 1;
+        let start = *crew.start.get().expect("set before the first turn");
+        let target = Duration::from_nanos((self.part.now as f64 * crew.setup.slot_ns) as u64);
+        let elapsed = start.elapsed();
+        if elapsed < target {
+            let ahead = target - elapsed;
+            if ahead > Duration::from_micros(200) {
+                std::thread::sleep(ahead - Duration::from_micros(100));
             }
+            while start.elapsed() < target {
+                std::hint::spin_loop();
+            }
+            self.lag.final_lag_us = 0.0;
+        } else {
+            self.behind += 1;
+            let l = (elapsed - target).as_secs_f64() * 1e6;
+            self.lag.max_lag_us = self.lag.max_lag_us.max(l);
+            self.lag.final_lag_us = l;
         }
     }
-    progress[me].store(u64::MAX, Ordering::SeqCst);
-    sync.wake_others(me);
-    if setup.mode == Mode::Realtime {
-        lag.behind_fraction = if batches == 0 {
-            0.0
-        } else {
-            behind as f64 / batches as f64
-        };
+
+    fn report(mut self, crew: &Crew, start: Instant) -> PartitionReport {
+        let part = &mut self.part;
+        let realtime = crew.setup.mode == Mode::Realtime;
+        if realtime {
+            self.lag.behind_fraction = if self.batches == 0 {
+                0.0
+            } else {
+                self.behind as f64 / self.batches as f64
+            };
+        }
+        PartitionReport {
+            router_ids: part.router_ids.clone(),
+            counters: part.routers.iter().map(|r| r.counters().to_vec()).collect(),
+            slots: part.now,
+            lag: realtime.then_some(self.lag),
+            load: WorkerLoad {
+                router_packets: part.stats.router_packets,
+                seconds: self
+                    .finished
+                    .unwrap_or_else(|| start.elapsed())
+                    .as_secs_f64(),
+                wait_seconds: self.wait.as_secs_f64(),
+            },
+            flows: std::mem::take(&mut part.flows),
+            streams: std::mem::take(&mut part.arrivals.streams),
+            stats: std::mem::take(&mut part.stats),
+        }
     }
-    PartitionReport {
-        router_ids: part.router_ids.clone(),
-        counters: part.routers.iter().map(|r| r.counters().to_vec()).collect(),
-        slots: part.now,
-        lag: (setup.mode == Mode::Realtime).then_some(lag),
-        load: WorkerLoad {
-            router_packets: part.stats.router_packets,
-            seconds: begun.elapsed().as_secs_f64(),
-            wait_seconds: wait.as_secs_f64(),
-        },
-        flows: std::mem::take(&mut part.flows),
-        streams: std::mem::take(&mut part.arrivals.streams),
-        stats: std::mem::take(&mut part.stats),
+}
+
+/// One OS thread. It runs its own block of workers in turn, a batch each;
+/// when none of them may run on for longer than a peer normally takes
+/// (`STEAL_AFTER`), the peer's thread is likely off its core (more workers
+/// than free cores, or a busy machine), and it runs any other worker that
+/// may run on and that no thread holds. So a run never waits for the
+/// scheduler to bring a thread back, and more workers than cores cost
+/// only the turns, not the time slices. When nothing at all may run on,
+/// it spins, then yields its core, then parks until a peer publishes.
+fn thread_main<R: Router>(
+    pool: &[Mutex<Option<Worker<R>>>],
+    own: std::ops::Range<usize>,
+    me: usize,
+    crew: &Crew,
+) {
+    // Building a partition (tables, queues, generators) takes different
+    // times on different workers; start together so that no worker counts a
+    // peer's construction as waiting, and time only the emulation.
+    crew.ready.wait();
+    let start = *crew.start.get_or_init(Instant::now);
+    let n = pool.len();
+    let mut idle_since: Option<Instant> = None;
+    let mut polls = 0u32;
+    // Run worker k if it is free and not done: Some(true) if it ran a batch.
+    let try_turn = |k: usize| -> Option<bool> {
+        let mut guard = pool[k].try_lock().ok()?;
+        let w = guard.as_mut()?;
+        if w.done {
+            return None;
+        }
+        match w.turn(crew) {
+            Turn::Ran => Some(true),
+            Turn::Blocked => Some(false),
+            Turn::Done => {
+                w.finished = Some(start.elapsed());
+                crew.finished.fetch_add(1, Ordering::AcqRel);
+                Some(true)
+            }
+        }
+    };
+    while crew.finished.load(Ordering::Acquire) < n {
+        let mut ran = false;
+        for k in own.clone() {
+            ran |= try_turn(k) == Some(true);
+        }
+        let stealing = idle_since.is_some_and(|t| polls > 0 && t.elapsed() >= STEAL_AFTER);
+        if !ran && stealing {
+            for k in (own.end..n).chain(0..own.start) {
+                ran |= try_turn(k) == Some(true);
+            }
+        }
+        if ran {
+            idle_since = None;
+            polls = 0;
+            continue;
+        }
+        // Nothing this thread may run: wait for the others.
+        polls = polls.wrapping_add(1);
+        // Reading the clock costs more than a poll: look at it now and then.
+        let since = if polls == 1 {
+            idle_since = Some(Instant::now());
+            Duration::ZERO
+        } else if polls.is_multiple_of(16) {
+            idle_since.map_or(Duration::ZERO, |w| w.elapsed())
+        } else {
+            Duration::ZERO
+        };
+        if since < SPIN_WAIT {
+            std::hint::spin_loop();
+        } else if since < YIELD_WAIT {
+            // The peer may be waiting for this very core (busy machine).
+            std::thread::yield_now();
+        } else {
+            // Sleep until a peer publishes progress. The timeout bounds a
+            // wake-up that raced with the flag.
+            crew.sync.waiting[me].store(true, Ordering::SeqCst);
+            let runnable = (0..n).any(|k| {
+                pool[k].try_lock().ok().is_some_and(|g| {
+                    g.as_ref()
+                        .is_some_and(|w| !w.done && w.part.now < w.limit(crew, Ordering::SeqCst))
+                })
+            });
+            if !runnable && crew.finished.load(Ordering::SeqCst) < n {
+                std::thread::park_timeout(Duration::from_micros(200));
+            }
+            crew.sync.waiting[me].store(false, Ordering::SeqCst);
+        }
     }
 }
 

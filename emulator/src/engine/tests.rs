@@ -118,6 +118,69 @@ fn exchanges_have_one_ring_per_receiver_and_delay() {
 /// even where ports are fed from both workers (the fat tree's cores) and
 /// data and ACKs cross with different delays.
 #[test]
+fn workers_sharing_threads_emulate_what_one_thread_each_does() {
+    // 4 workers (a fat tree split by pod) on 1, 2 and 4 OS threads: the
+    // partitions and the order of deliveries do not depend on the thread
+    // that runs them, so the runs match to the packet.
+    let text = r#"
+        [emulation]
+        duration_us = 8000
+        threads = 4
+        pin_threads = false
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link = { gbps = 10, buffer_pkts = 16, latency_slots = 2 }
+        [[workload]]
+        kind = "poisson"
+        load = 0.8
+        sizes = "web_search"
+        "#;
+    let cfg: Config = toml::from_str(text).expect("test config");
+    let on = |threads: usize| {
+        let topo = cfg.validate().expect("valid");
+        let mut s = crate::experiment::setup(&cfg, topo).expect("setup");
+        s.os_threads = threads;
+        let out = crate::experiment::with_scheme(
+            &cfg.scheme,
+            cfg.emulation.seed,
+            crate::runner::RunVisitor {
+                setup: &s,
+                stop: crate::runner::Stop::AtSlot(cfg.emulation.slots()),
+            },
+        );
+        crate::experiment::report(&cfg, &s, out)
+    };
+    let key = |r: &crate::output::Report| {
+        (
+            r.ports
+                .iter()
+                .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
+                .collect::<Vec<_>>(),
+            r.flows
+                .iter()
+                .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let four = on(4);
+    assert_eq!(four.summary.threads, 4);
+    assert_eq!(four.summary.workers.len(), 4);
+    assert_eq!(four.summary.late_transfers, 0);
+    assert!(four.summary.drops > 0, "the test must see drops");
+    assert!(four.summary.flows_completed > 20);
+    for threads in [1, 2] {
+        let fewer = on(threads);
+        assert_eq!(fewer.summary.late_transfers, 0);
+        assert_eq!(fewer.summary.workers.len(), 4);
+        assert!(
+            key(&four) == key(&fewer),
+            "4 workers on {threads} threads differ"
+        );
+    }
+}
+
+#[test]
 fn runs_on_two_workers_are_repeatable() {
     let run = || {
         let text = r#"
