@@ -21,6 +21,9 @@ pub struct Config {
     pub workload: Vec<Workload>,
     #[serde(default)]
     pub output: OutputConfig,
+    /// Hosts that are network namespaces on veths (`crate::realhost`).
+    #[serde(default)]
+    pub real_hosts: Option<crate::realhost::RealHostsConfig>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -681,6 +684,9 @@ impl Config {
         }
         if let Some(0) = Some(self.output.max_queue_samples) {
             return bad("output.max_queue_samples must be >= 1".into());
+        }
+        if let Some(r) = &self.real_hosts {
+            r.validate(self, &topo).map_err(ConfigError::Invalid)?;
         }
         Ok(topo)
     }

@@ -11,6 +11,7 @@ pub mod lab;
 pub mod output;
 pub mod packet;
 pub mod queue;
+pub mod realhost;
 pub mod runner;
 pub mod scheme;
 pub mod stress;

@@ -77,6 +77,18 @@ pub struct Setup {
     /// Extra slots beyond the lookahead a worker may run ahead (loose synchronisation).
     pub skew_slots: u64,
     pub pin_threads: bool,
+    /// Per partition, its real hosts' I/O (`crate::realhost`), taken by the
+    /// worker that builds the partition.
+    pub host_io: std::sync::Mutex<Vec<Option<Box<dyn crate::engine::HostIo>>>>,
+}
+
+impl Setup {
+    fn take_host_io(&self, part: usize) -> Option<Box<dyn crate::engine::HostIo>> {
+        self.host_io
+            .lock()
+            .ok()
+            .and_then(|mut v| v.get_mut(part).and_then(Option::take))
+    }
 }
 
 /// When workers stop.
@@ -115,6 +127,8 @@ pub struct PartitionReport {
     pub slots: Slot,
     pub lag: Option<Lag>,
     pub load: WorkerLoad,
+    /// The real hosts' counters, if this partition had any.
+    pub real_hosts: Option<serde_json::Value>,
 }
 
 /// How one worker thread spent a run: the balance between workers bounds how
@@ -191,7 +205,8 @@ where
         Vec::new()
     };
     let parts = if nparts == 1 {
-        let p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
+        let mut p = Partition::new(0, &setup.topo, setup.shared.clone(), &setup.plan, build);
+        p.host_io = setup.take_host_io(0);
         vec![worker(p, Vec::new(), &crew)]
     } else {
         // One ring per (sender, receiver, delay): see `Placement::exchanges`.
@@ -234,6 +249,7 @@ where
                             build,
                         );
                         p.attach_inbound(rx);
+                        p.host_io = setup.take_host_io(i);
                         worker(p, tx, crew)
                     })
                 })
@@ -451,6 +467,7 @@ fn worker<R: Router>(
             seconds: begun.elapsed().as_secs_f64(),
             wait_seconds: wait.as_secs_f64(),
         },
+        real_hosts: part.host_io.as_mut().map(|io| io.finish()),
         flows: std::mem::take(&mut part.flows),
         streams: std::mem::take(&mut part.arrivals.streams),
         stats: std::mem::take(&mut part.stats),

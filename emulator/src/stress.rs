@@ -135,6 +135,7 @@ pub fn stress(
             transport: TransportConfig::default(),
             workload: vec![],
             output: OutputConfig::default(),
+            real_hosts: None,
         };
         let n = cfg.validate()?.endpoints.len() as u16;
         cfg.workload.push(Workload::OpenLoop {
