@@ -121,7 +121,6 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
                 for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
                     signal_hook::flag::register(sig, stop.clone())?;
                 }
-                eprintln!("planck-emu: real hosts attached; running (SIGINT/SIGTERM stops)");
                 run_config_with_stop(&cfg, Some(stop))?
             } else {
                 run_config(&cfg)?

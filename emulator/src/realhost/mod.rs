@@ -52,6 +52,11 @@ const POLL_LIMIT: usize = 256;
 /// Bounds of the frame store (see `store`).
 const MIN_STORE_FRAMES: usize = 4096;
 const MAX_STORE_FRAMES: usize = 1 << 18;
+/// Delivered bytes are also kept per 100 ms of emulated time (an hour at most).
+const BIN_US: f64 = 100_000.0;
+const MAX_BINS: usize = 36_000;
+/// Classes counted apart (strict priority's eight, from the IP precedence).
+pub const CLASSES: usize = 8;
 
 /// What happened to one real host's frames.
 #[derive(Debug, Default, Clone, Serialize)]
@@ -87,6 +92,12 @@ pub struct HostCounters {
     /// Slots of the first and last frame written to this host.
     pub first_out_slot: Option<Slot>,
     pub last_out_slot: Option<Slot>,
+    /// Per class (0 = highest): frames taken in from this host, frames written to it.
+    pub class_in: [u64; CLASSES],
+    pub class_out: [u64; CLASSES],
+    /// IP bytes written to this host per 100 ms of emulated time, per class:
+    /// the rate the emulated network delivered, whatever the wall clock did.
+    pub out_bytes_per_bin: Vec<[u64; CLASSES]>,
 }
 
 struct VethLock(#[allow(dead_code)] File);
@@ -129,6 +140,10 @@ pub struct VethHosts {
     store: FrameStore,
     max_frame: usize,
     slot_ns: f64,
+    /// Slots per bin of `out_bytes_per_bin`.
+    bin_slots: u64,
+    /// Unix time of slot 0 in ns, taken at the first slot.
+    epoch_ns: Option<f64>,
 }
 
 impl VethHosts {
@@ -192,6 +207,8 @@ impl VethHosts {
             store: FrameStore::new(frames, max_frame),
             max_frame,
             slot_ns: setup.slot_ns,
+            bin_slots: ((BIN_US * 1000.0 / setup.slot_ns).round() as u64).max(1),
+            epoch_ns: None,
         })
     }
 }
@@ -269,7 +286,15 @@ impl Intake<'_> {
         ready[self.local >> 6] |= 1 << (self.local & 63);
         c.frames_in += 1;
         c.bytes_in += (f.data.len() - ETH_HEADER) as u64;
+        c.class_in[(info.class() as usize).min(CLASSES - 1)] += 1;
     }
+}
+
+fn unix_ns() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as f64)
+        .unwrap_or(0.0)
 }
 
 /// Before opening anything: the namespace and veth exist and fit the MTU.
@@ -330,10 +355,28 @@ impl HostIo for VethHosts {
         p.c.bytes_out += (n - ETH_HEADER) as u64;
         p.c.first_out_slot.get_or_insert(t);
         p.c.last_out_slot = Some(t);
+        let class = (pkt.prio as usize).min(CLASSES - 1);
+        p.c.class_out[class] += 1;
+        let bin = (t / self.bin_slots) as usize;
+        if bin < MAX_BINS {
+            if p.c.out_bytes_per_bin.len() <= bin {
+                p.c.out_bytes_per_bin.resize(bin + 1, [0; CLASSES]);
+            }
+            p.c.out_bytes_per_bin[bin][class] += (n - ETH_HEADER) as u64;
+        }
         self.store.release(pkt.seq);
     }
 
     fn exchange(&mut self, t: Slot, endpoints: &mut [EndpointState], ready: &mut [u64]) {
+        // A frame enters the emulated network in the slot of its arrival: an
+        // emulator that fell behind the wall clock (descheduled, busy machine)
+        // takes in, slot by slot, only what had arrived by then, instead of
+        // everything at once as a burst the hosts never sent.
+        let slot_ns = self.slot_ns;
+        let epoch = *self
+            .epoch_ns
+            .get_or_insert_with(|| unix_ns() - t as f64 * slot_ns);
+        let not_after = (epoch + (t + 1) as f64 * slot_ns) as u64;
         let VethHosts {
             ports,
             by_ip,
@@ -359,7 +402,8 @@ impl HostIo for VethHosts {
                 max_frame: *max_frame,
                 t,
             };
-            p.rx.poll(POLL_LIMIT, |f| intake.take(f, endpoints, ready));
+            p.rx
+                .poll(POLL_LIMIT, not_after, |f| intake.take(f, endpoints, ready));
         }
     }
 
@@ -392,7 +436,8 @@ impl HostIo for VethHosts {
                 })
             })
             .collect();
-        json!({"hosts": hosts, "store_frames": self.store.capacity()})
+        json!({"hosts": hosts, "store_frames": self.store.capacity(),
+            "bin_us": self.bin_slots as f64 * self.slot_ns / 1000.0})
     }
 }
 
@@ -415,4 +460,19 @@ pub fn attach(cfg: &Config, setup: &Setup) -> Result<(), ConfigError> {
         .lock()
         .map_err(|_| ConfigError::Invalid("real hosts: poisoned setup".into()))? = ios;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_veth_is_locked_by_one_emulator_at_a_time() {
+        let name = format!("rhlock{}", std::process::id());
+        let first = lock_veth(&name).unwrap();
+        let second = lock_veth(&name).err().unwrap();
+        assert_eq!(second, format!("veth {name:?} is in use by another planck-emu"));
+        drop(first);
+        assert!(lock_veth(&name).is_ok());
+    }
 }

@@ -192,13 +192,27 @@ impl RxRing {
     }
 
     /// Hand every frame the kernel has written to `on_frame`, oldest first, at
-    /// most `limit`; returns how many. Never blocks.
-    pub fn poll(&mut self, limit: usize, mut on_frame: impl FnMut(RxFrame<'_>)) -> usize {
+    /// most `limit` and none that arrived after `not_after_ns` (Unix time, the
+    /// kernel's receive timestamp); returns how many. Never blocks.
+    pub fn poll(
+        &mut self,
+        limit: usize,
+        not_after_ns: u64,
+        mut on_frame: impl FnMut(RxFrame<'_>),
+    ) -> usize {
         let mut n = 0;
         while n < limit {
             let i = self.next;
             let status = self.status(i).load(Ordering::Acquire);
             if status & TP_STATUS_USER == 0 {
+                break;
+            }
+            // SAFETY: the frame is ours (TP_STATUS_USER).
+            let ts = unsafe {
+                let h = &*self.header(i);
+                h.tp_sec as u64 * 1_000_000_000 + h.tp_nsec as u64
+            };
+            if ts > not_after_ns {
                 break;
             }
             // SAFETY: the kernel handed the frame to us (TP_STATUS_USER); the
