@@ -52,6 +52,7 @@ stop_emu() {
   EMU_PID=
 }
 cleanup() {
+  set +e
   stop_emu
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -f "$D/dctcp.toml" ] && "$EMU" hosts down --config "$D/dctcp.toml" >/dev/null 2>&1
