@@ -36,27 +36,83 @@ fn rejects(args: &[&str], text: &str, needle: &str) {
 #[test]
 fn bad_real_host_configs_are_one_line_errors() {
     let run = &["run"][..];
-    rejects(run, &config("", TWO, "").replace("realtime", "virtual"), "need emulation.mode = \"realtime\"");
-    rejects(run, &config("threads = 2", TWO, ""), "emulation.threads must be 1");
-    rejects(run, &config("", &TWO.replace("\"b\"\nnamespace", "\"x\"\nnamespace"), ""), "no endpoint of that name");
-    rejects(run, &config("", &TWO.replace("rhcfg-b\"", "rhcfg-a\""), ""), "veth \"rhcfg-a\" used twice");
-    rejects(run, &config("", &TWO.replace("0.2/24", "0.2"), ""), "needs a prefix length");
-    rejects(run, &config("", &TWO.replace("0.2/24", "0.2/40"), ""), "prefix length must be");
-    rejects(run, &config("", &TWO.replace("10.215.0.2/24", "10.216.0.2/24"), ""), "not in one subnet");
-    rejects(run, &config("", &TWO.replace("rhcfg-a\"", "this-name-is-too-long\""), ""), "not an interface name");
-    rejects(run, &config("", &format!("max_pps = 200000\n{TWO}"), ""), "above what the real path carries");
     rejects(
         run,
-        &config("", TWO, "[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"web_search\""),
+        &config("", TWO, "").replace("realtime", "virtual"),
+        "need emulation.mode = \"realtime\"",
+    );
+    rejects(
+        run,
+        &config("threads = 2", TWO, ""),
+        "emulation.threads must be 1",
+    );
+    rejects(
+        run,
+        &config("", &TWO.replace("\"b\"\nnamespace", "\"x\"\nnamespace"), ""),
+        "no endpoint of that name",
+    );
+    rejects(
+        run,
+        &config("", &TWO.replace("rhcfg-b\"", "rhcfg-a\""), ""),
+        "veth \"rhcfg-a\" used twice",
+    );
+    rejects(
+        run,
+        &config("", &TWO.replace("0.2/24", "0.2"), ""),
+        "needs a prefix length",
+    );
+    rejects(
+        run,
+        &config("", &TWO.replace("0.2/24", "0.2/40"), ""),
+        "prefix length must be",
+    );
+    rejects(
+        run,
+        &config("", &TWO.replace("10.215.0.2/24", "10.216.0.2/24"), ""),
+        "not in one subnet",
+    );
+    rejects(
+        run,
+        &config("", &TWO.replace("rhcfg-a\"", "this-name-is-too-long\""), ""),
+        "not an interface name",
+    );
+    rejects(
+        run,
+        &config("", &format!("max_pps = 200000\n{TWO}"), ""),
+        "above what the real path carries",
+    );
+    rejects(
+        run,
+        &config(
+            "",
+            TWO,
+            "[[workload]]\nkind = \"poisson\"\nload = 0.5\nsizes = \"web_search\"",
+        ),
         "built-in traffic",
     );
     rejects(
         run,
-        &config("", TWO, "[[workload]]\nkind = \"flows\"\nflows = [{ src = 2, dst = 1, bytes = 1000 }]"),
+        &config(
+            "",
+            TWO,
+            "[[workload]]\nkind = \"flows\"\nflows = [{ src = 2, dst = 1, bytes = 1000 }]",
+        ),
         "endpoint b is a real host",
     );
-    rejects(run, &config("", &format!("bogus = 1\n{TWO}"), ""), "unknown field `bogus`");
+    rejects(
+        run,
+        &config("", &format!("bogus = 1\n{TWO}"), ""),
+        "unknown field `bogus`",
+    );
     // Valid, but nothing exists on the system: refused before anything is opened.
-    rejects(run, &config("", TWO, ""), "no network namespace \"rhcfg-none-a\"");
-    rejects(&["hosts", "check"], &config("", TWO, ""), "no such namespace");
+    rejects(
+        run,
+        &config("", TWO, ""),
+        "no network namespace \"rhcfg-none-a\"",
+    );
+    rejects(
+        &["hosts", "check"],
+        &config("", TWO, ""),
+        "no such namespace",
+    );
 }

@@ -14,7 +14,10 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(info) = before {
         assert_eq!(marked, info.ect());
         let after = inspect(&f).expect("a marked frame stays valid");
-        assert_eq!((after.src, after.dst, after.flow), (info.src, info.dst, info.flow));
+        assert_eq!(
+            (after.src, after.dst, after.flow),
+            (info.src, info.dst, info.flow)
+        );
         assert_eq!(after.ce(), info.ect());
         for (i, (a, b)) in data.iter().zip(&f).enumerate() {
             assert!(a == b || i == 15 || i == 24 || i == 25, "byte {i} changed");

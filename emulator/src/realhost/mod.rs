@@ -402,8 +402,7 @@ impl HostIo for VethHosts {
                 max_frame: *max_frame,
                 t,
             };
-            p.rx
-                .poll(POLL_LIMIT, not_after, |f| intake.take(f, endpoints, ready));
+            p.rx.poll(POLL_LIMIT, not_after, |f| intake.take(f, endpoints, ready));
         }
     }
 
@@ -471,7 +470,10 @@ mod tests {
         let name = format!("rhlock{}", std::process::id());
         let first = lock_veth(&name).unwrap();
         let second = lock_veth(&name).err().unwrap();
-        assert_eq!(second, format!("veth {name:?} is in use by another planck-emu"));
+        assert_eq!(
+            second,
+            format!("veth {name:?} is in use by another planck-emu")
+        );
         drop(first);
         assert!(lock_veth(&name).is_ok());
     }
