@@ -24,6 +24,9 @@ pub struct Config {
     /// Per-switch PINT stage (path digests, HPCC feedback).
     #[serde(default)]
     pub pint: crate::pint_stage::PintStageConfig,
+    /// Hosts that are network namespaces on veths (`crate::realhost`).
+    #[serde(default)]
+    pub real_hosts: Option<crate::realhost::RealHostsConfig>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -702,6 +705,9 @@ impl Config {
             }
         }
         self.pint.validate(&self.transport).map_err(ConfigError::Invalid)?;
+        if let Some(r) = &self.real_hosts {
+            r.validate(self, &topo).map_err(ConfigError::Invalid)?;
+        }
         Ok(topo)
     }
 }

@@ -118,6 +118,7 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         skew_slots: e.skew_slots,
         pin_threads: e.pin_threads,
         os_threads: 0,
+        host_io: std::sync::Mutex::new(Vec::new()),
     })
 }
 
@@ -133,6 +134,7 @@ pub fn run_config_with_stop(
 ) -> Result<Report, ConfigError> {
     let topo = cfg.validate()?;
     let s = setup(cfg, topo)?;
+    crate::realhost::attach(cfg, &s)?;
     let end = cfg.emulation.slots();
     let stop = match stop {
         Some(f) => Stop::Flag(f, end),
@@ -312,6 +314,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         workers: out.parts.iter().map(|p| p.load).collect(),
         queue_samples_kept: out.parts.iter().map(|p| p.stats.series.len()).sum(),
         queue_samples_dropped: out.parts.iter().map(|p| p.stats.series_dropped).sum(),
+        real_hosts: out.parts.iter().find_map(|p| p.real_hosts.clone()),
     };
     let mut queue_series: Vec<_> = out.parts.into_iter().flat_map(|p| p.stats.series).collect();
     queue_series.sort_by_key(|q| (q.slot, q.switch, q.port));

@@ -13,6 +13,7 @@ pub mod packet;
 pub mod pint_probe;
 pub mod pint_stage;
 pub mod queue;
+pub mod realhost;
 pub mod runner;
 pub mod scheme;
 pub mod stress;

@@ -1,10 +1,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use planck_emu::config::{Config, OutputFormat, SchemeConfig};
-use planck_emu::experiment::run_config;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use planck_emu::experiment::{run_config, run_config_with_stop};
+use planck_emu::realhost::{ResolvedHost, lifecycle};
 use planck_emu::stress::stress;
 
 /// Flexplane-style emulator of data-plane resource-management schemes.
@@ -39,6 +43,13 @@ enum Command {
         #[arg(long)]
         listen: Option<String>,
     },
+    /// Create, check or remove the real hosts of a config (namespaces, veths) by name.
+    Hosts {
+        #[arg(value_enum)]
+        action: HostsAction,
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// Raise the offered load until the emulator cannot keep up with real time.
     Stress {
         /// rack:N, rack:RxN or fat_tree:K
@@ -60,6 +71,13 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         skew_slots: u64,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum HostsAction {
+    Up,
+    Check,
+    Down,
 }
 
 fn main() -> ExitCode {
@@ -96,7 +114,17 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
             if out.is_some() {
                 cfg.output.dir = out;
             }
-            let report = run_config(&cfg)?;
+            let report = if cfg.real_hosts.is_some() {
+                // Real hosts run until the configured duration or a signal;
+                // either way the report is written.
+                let stop = Arc::new(AtomicBool::new(false));
+                for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                    signal_hook::flag::register(sig, stop.clone())?;
+                }
+                run_config_with_stop(&cfg, Some(stop))?
+            } else {
+                run_config(&cfg)?
+            };
             if let Some(dir) = &cfg.output.dir {
                 report.write(dir, cfg.output.format)?;
             }
@@ -110,6 +138,37 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
             let running = planck_emu::lab::start(&cfg)?;
             eprintln!("planck-emu fabric: control API on http://{}", running.addr);
             running.join();
+        }
+        Command::Hosts { action, config } => {
+            let cfg = Config::load(&config)?;
+            let topo = cfg.validate()?;
+            let Some(rh) = &cfg.real_hosts else {
+                anyhow::bail!("config {} has no [real_hosts]", config.display());
+            };
+            let hosts = rh.resolve(&topo).map_err(anyhow::Error::msg)?;
+            let mtu = cfg.emulation.mtu_bytes;
+            match action {
+                HostsAction::Up => {
+                    lifecycle::up(&hosts, mtu).map_err(anyhow::Error::msg)?;
+                    lifecycle::check(&hosts, mtu).map_err(anyhow::Error::msg)?;
+                    println!("real hosts up: {}", names(&hosts));
+                }
+                HostsAction::Check => {
+                    lifecycle::check(&hosts, mtu).map_err(anyhow::Error::msg)?;
+                    println!("real hosts ok: {}", names(&hosts));
+                }
+                HostsAction::Down => {
+                    let gone = lifecycle::down(&hosts);
+                    println!(
+                        "removed: {}",
+                        if gone.is_empty() {
+                            "nothing".into()
+                        } else {
+                            gone.join(", ")
+                        }
+                    );
+                }
+            }
         }
         Command::Stress {
             topology,
@@ -125,4 +184,12 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+fn names(hosts: &[ResolvedHost]) -> String {
+    hosts
+        .iter()
+        .map(|h| format!("{} ({} {})", h.namespace, h.ip, h.veth))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

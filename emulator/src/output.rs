@@ -138,6 +138,9 @@ pub struct Summary {
     pub workers: Vec<WorkerLoad>,
     pub queue_samples_kept: usize,
     pub queue_samples_dropped: u64,
+    /// Real hosts' frame counters (`crate::realhost`), when the run had any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub real_hosts: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, Serialize)]

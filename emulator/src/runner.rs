@@ -85,6 +85,18 @@ pub struct Setup {
     /// OS threads to run the workers on; 0: one per worker, up to the cores
     /// the run may use (see `os_threads`).
     pub os_threads: usize,
+    /// Per partition, its real hosts' I/O (`crate::realhost`), taken by the
+    /// worker that builds the partition.
+    pub host_io: std::sync::Mutex<Vec<Option<Box<dyn crate::engine::HostIo>>>>,
+}
+
+impl Setup {
+    fn take_host_io(&self, part: usize) -> Option<Box<dyn crate::engine::HostIo>> {
+        self.host_io
+            .lock()
+            .ok()
+            .and_then(|mut v| v.get_mut(part).and_then(Option::take))
+    }
 }
 
 /// When workers stop.
@@ -123,6 +135,8 @@ pub struct PartitionReport {
     pub slots: Slot,
     pub lag: Option<Lag>,
     pub load: WorkerLoad,
+    /// The real hosts' counters, if this partition had any.
+    pub real_hosts: Option<serde_json::Value>,
 }
 
 /// How one worker thread spent a run: the balance between workers bounds how
@@ -213,6 +227,7 @@ where
         if !rx.is_empty() {
             p.attach_inbound(rx);
         }
+        p.host_io = setup.take_host_io(i);
         *pool[i].lock().expect("pool") = Some(Worker::new(p, tx, setup, nparts));
     };
     if nparts == 1 {
@@ -511,6 +526,7 @@ impl<R: Router> Worker<R> {
                     .as_secs_f64(),
                 wait_seconds: self.wait.as_secs_f64(),
             },
+            real_hosts: part.host_io.as_mut().map(|io| io.finish()),
             flows: std::mem::take(&mut part.flows),
             streams: std::mem::take(&mut part.arrivals.streams),
             stats: std::mem::take(&mut part.stats),

@@ -136,6 +136,7 @@ pub fn stress(
             workload: vec![],
             output: OutputConfig::default(),
             pint: Default::default(),
+            real_hosts: None,
         };
         let n = cfg.validate()?.endpoints.len() as u16;
         cfg.workload.push(Workload::OpenLoop {

@@ -26,6 +26,22 @@ use crate::scheme::{Router, RouterPorts};
 /// Transport timers are checked every this many slots.
 const TIMER_INTERVAL: u64 = 8;
 
+/// Endpoints whose packets come from outside the emulator (real hosts on
+/// veths, `crate::realhost`). The partition hands such an endpoint every
+/// packet that reaches it, and once a slot lets the I/O put what its hosts
+/// sent on their NIC queues (marking them ready).
+pub trait HostIo: Send {
+    /// Whether local endpoint `local` is served by this I/O.
+    fn serves(&self, local: usize) -> bool;
+    /// A packet reached local endpoint `local` in slot `t`.
+    fn deliver(&mut self, local: usize, pkt: Packet, t: Slot);
+    /// Once a slot, before endpoints send: send out what was delivered and
+    /// take in what the hosts sent.
+    fn exchange(&mut self, t: Slot, endpoints: &mut [EndpointState], ready: &mut [u64]);
+    /// Counters for the run report.
+    fn finish(&mut self) -> serde_json::Value;
+}
+
 /// Read-only facts every partition shares.
 #[derive(Clone, Debug)]
 pub struct Shared {
@@ -111,6 +127,8 @@ pub struct Partition<R> {
     pub stats: PartitionStats,
     /// Switches' PINT stage (path digests, HPCC feedback), if configured.
     pub pint: Option<crate::pint_stage::PintStage>,
+    /// Real hosts among this partition's endpoints, if any.
+    pub host_io: Option<Box<dyn HostIo>>,
 }
 
 fn rate_mbps(gbps: f64) -> u32 {
@@ -299,6 +317,7 @@ impl<R: Router> Partition<R> {
             stats,
             lookahead,
             shared,
+            host_io: None,
         }
     }
 
@@ -331,6 +350,9 @@ impl<R: Router> Partition<R> {
         let t = self.now;
         self.start_flows(t);
         self.generate_open_loop(t);
+        if let Some(io) = self.host_io.as_mut() {
+            io.exchange(t, &mut self.endpoints, &mut self.ep_ready);
+        }
         if t.is_multiple_of(TIMER_INTERVAL) {
             self.check_timers(t);
         }
@@ -558,6 +580,12 @@ impl<R: Router> Partition<R> {
 
     #[inline]
     fn endpoint_receive(&mut self, idx: usize, pkt: Packet, t: Slot) {
+        if let Some(io) = self.host_io.as_mut()
+            && io.serves(idx)
+        {
+            io.deliver(idx, pkt, t);
+            return;
+        }
         if pkt.flags & (ACK | OPEN_LOOP) == OPEN_LOOP {
             self.endpoints[idx].delivered += 1;
             self.stats.delivered += 1;
