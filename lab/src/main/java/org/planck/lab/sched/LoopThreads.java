@@ -98,11 +98,8 @@ public final class LoopThreads {
             warnOnce("not Linux");
             return false;
         }
-        SchedParam param = new SchedParam();
-        param.schedPriority = p;
         try {
-            // pid 0: the calling thread.
-            Holder.LIBC.sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, param);
+            setFifo(0, p); // tid 0: the calling thread
             return true;
         } catch (LastErrorException e) {
             warnOnce("sched_setscheduler: errno " + e.getErrorCode()
@@ -112,6 +109,13 @@ public final class LoopThreads {
             warnOnce("libc not reachable: " + e.getMessage());
             return false;
         }
+    }
+
+    /** SCHED_FIFO at {@code priority} with SCHED_RESET_ON_FORK for thread {@code tid}. */
+    private static void setFifo(int tid, int priority) {
+        SchedParam param = new SchedParam();
+        param.schedPriority = priority;
+        Holder.LIBC.sched_setscheduler(tid, SCHED_FIFO | SCHED_RESET_ON_FORK, param);
     }
 
     private static void warnOnce(String why) {
@@ -146,11 +150,8 @@ public final class LoopThreads {
                 if (!name.test(comm)) {
                     continue;
                 }
-                SchedParam param = new SchedParam();
-                param.schedPriority = p;
                 try {
-                    Holder.LIBC.sched_setscheduler(Integer.parseInt(task.getFileName().toString()),
-                                                   SCHED_FIFO | SCHED_RESET_ON_FORK, param);
+                    setFifo(Integer.parseInt(task.getFileName().toString()), p);
                     promoted++;
                 } catch (LastErrorException e) {
                     warnOnce("sched_setscheduler(" + comm + "): errno " + e.getErrorCode());
