@@ -186,17 +186,25 @@ metric() { curl -sf "http://127.0.0.1:$CPORT/metrics" | awk -v m="$1" '$1 == m {
 SEEN=$(metric planck_collector_packets_total)
 DROPS=$(metric planck_collector_export_queue_drops_total)
 TOTAL=0
+TOTAL_BYTES=0
 for h in 1 2 3 4; do
   n=$("${VSCTL[@]}" get interface "${P}${h}b" statistics:rx_packets)
+  b=$("${VSCTL[@]}" get interface "${P}${h}b" statistics:rx_bytes)
   TOTAL=$((TOTAL + n))
+  TOTAL_BYTES=$((TOTAL_BYTES + b))
 done
+# What the mirror link itself carried and dropped: the oversubscription is in bytes (a mirror
+# port's rate), so small ACK frames get through far more often than full-size data frames.
+read -r MIRROR_SENT_BYTES MIRROR_DROPS < <(tc -s qdisc show dev "${P}ra" |
+  awk '$1 == "Sent" {b = $2; d = $7; sub(/,/, "", d); print b, d; exit}')
 kill -TERM "$COLLECTOR"
 for _ in $(seq 50); do kill -0 "$COLLECTOR" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$COLLECTOR" 2>/dev/null && fail "collector did not stop on SIGTERM"
 wait "$COLLECTOR" || fail "collector exited non-zero: $(tail -3 "$D/collector.log")"
 echo "export queue drops: $DROPS"
 
-if python3 "$HELPERS/evaluate.py" "$D/events.jsonl" "$SEEN" "$TOTAL" "$P4" "$P3" \
+if python3 "$HELPERS/evaluate.py" "$D/events.jsonl" "$SEEN" "$TOTAL" \
+    "$MIRROR_SENT_BYTES" "$MIRROR_DROPS" "$TOTAL_BYTES" "$P4" "$P3" \
     "10.77.0.1,10.77.0.3,5201,$D/a.json" "10.77.0.2,10.77.0.4,5202,$D/b.json"; then
   echo "$NAME: PASS"
 else
