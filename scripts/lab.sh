@@ -42,18 +42,22 @@ EMU_CONTROL=127.0.0.1:19870
 LAB_USER=planck
 LAB_PASSWORD=planck-lab
 # The loop gets a core when it has work, as a switch's control plane would: the collector runs
-# at real-time FIFO priority 10 (LAB_SCHED=fifo, the default; its threads block in poll/recv
-# between samples), with reset-on-fork. The controller's JVM runs at normal priority and moves
-# only its loop threads (telemetry intake, rule installer, poller) to FIFO 10 itself
-# (--loop-rt-priority): a whole JVM at FIFO once let a JIT compilation hold a core while a
-# telemetry batch waited. The fabric runs at normal priority. LAB_SCHED=nice runs the collector
-# at nice LAB_NICE (-10) instead and the loop threads at normal priority.
+# at real-time FIFO priority LAB_COLLECTOR_RT (20; LAB_SCHED=fifo, the default; its threads
+# block in poll/recv between samples), with reset-on-fork. The controller's JVM runs at normal
+# priority and moves only its loop threads (telemetry intake, rule installer, poller, and the
+# VM and GC threads whose pauses hold them) to FIFO 10 itself (--loop-rt-priority): a whole JVM
+# at FIFO once let a JIT compilation hold a core while a telemetry batch waited. The collector
+# sits above the JVM so a stop-the-world pause (both GC workers at FIFO 10 on both cores) does
+# not also hold capture, detection and export. The fabric runs at normal priority.
+# LAB_SCHED=nice runs the collector at nice LAB_NICE (-10) instead and the loop threads at
+# normal priority.
 LAB_SCHED=${LAB_SCHED:-fifo}
 LAB_NICE=${LAB_NICE:--10}
+LAB_COLLECTOR_RT=${LAB_COLLECTOR_RT:-20}
 loop_priority=(nice -n "$LAB_NICE")
 controller_rt=(--loop-rt-priority 0)
-if [ "$LAB_SCHED" = fifo ] && chrt --fifo --reset-on-fork 10 true 2>/dev/null; then
-    loop_priority=(chrt --fifo --reset-on-fork 10)
+if [ "$LAB_SCHED" = fifo ] && chrt --fifo --reset-on-fork "$LAB_COLLECTOR_RT" true 2>/dev/null; then
+    loop_priority=(chrt --fifo --reset-on-fork "$LAB_COLLECTOR_RT")
     controller_rt=(--loop-rt-priority 10)
 fi
 
