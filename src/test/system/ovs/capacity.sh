@@ -4,7 +4,10 @@
 # 16 flows of stride(8) at once (every flow crosses the core), unshaped or shaped with
 # SHAPE=tbf:RATE (tc tbf on every fabric veth) or SHAPE=police:KBPS (OVS ingress_policing_rate
 # on every bridge port). Prints per-flow and total Mb/s and ovs-vswitchd's CPU use.
+# MIRRORS=RATE adds the experiment's mirrors (all ports of every bridge into a mirror port shaped
+# to RATE); PLACE=1 adds stride(8) placed link-aware by per-flow rules.
 #   src/test/system/ovs/capacity.sh [DURATION] ; SHAPE=tbf:20mbit src/test/system/ovs/capacity.sh 8
+#   SHAPE=tbf:2500kbit MIRRORS=250kbit PLACE=1 src/test/system/ovs/capacity.sh 10
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../../../.." && pwd)
 JAR="$REPO/lab/target/planck-lab.jar"
@@ -13,6 +16,9 @@ SHAPE=${SHAPE:-none}
 P="${PLANCK_OVS_PREFIX:-pc$(printf %04x $((RANDOM % 65536)))}"
 # Switches, controller and OVS's "ovs-netdev" tap in a namespace of their own (see ovs-fabric.sh).
 if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
+  source "$REPO/src/test/system/ovs/sndbuf.sh"
+  [ "${OVS_SNDBUF:-raise}" = default ] || ovs_sndbuf_raise
+  trap ovs_sndbuf_restore EXIT
   ip netns add "${P}sw"
   rc=0
   PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P ip netns exec "${P}sw" bash "$0" "$@" || rc=$?
@@ -52,6 +58,12 @@ case $SHAPE in
     done ;;
 esac
 echo "shaping: $SHAPE"
+# MIRRORS=RATE: every bridge mirrors all its ports into an oversubscribed mirror port shaped to
+# RATE, as in Planck's experiment (the mirror copies are per-packet work for the switch).
+if [ -n "${MIRRORS:-}" ]; then
+  ovs_fabric_mirrors "$MIRRORS"
+  echo "mirrors: every bridge into a $MIRRORS mirror port"
+fi
 
 hosts=($(ovs_hosts))
 # run LABEL CBASE PBASE PAIRS...: flow i is TCP from port CBASE+i to PBASE+i (as placestride
@@ -104,3 +116,4 @@ fi
 for x in $(ovs_links | awk '{print $1}' | head -2) "${P}h${hosts[15]}b"; do
   echo "$x: $(tc -s qdisc show dev "$x" | grep -o 'Sent [0-9]* bytes [0-9]* pkt (dropped [0-9]*')"
 done
+[ -z "${MIRRORS:-}" ] || echo "mirror ports (bridge=dropped/sent packets): $(ovs_mirror_drops | tr '\n' ' ')"

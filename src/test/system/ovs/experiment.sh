@@ -47,6 +47,9 @@ if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
     (cd "$REPO" && cargo build --release -q -p planck-collector)
   fi
   P="${PLANCK_OVS_PREFIX:-px$(printf %04x $((RANDOM % 65536)))}"
+  source "$REPO/src/test/system/ovs/sndbuf.sh"
+  [ "${OVS_SNDBUF:-raise}" = default ] || ovs_sndbuf_raise
+  trap ovs_sndbuf_restore EXIT
   ip netns add "${P}sw"
   rc=0
   PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P PLANCK_OVS_OUT=$out ip netns exec "${P}sw" bash "$0" "${args[@]}" &
