@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Short form of Planck's experiment on the OVS fabric (scripts/lab.sh --fabric ovs): the k=4 fat
-# tree of Open vSwitch bridges from nothing, stride(8) under Static and PlanckTE with real Linux TCP
-# hosts, mirrors and planck-collector, through the lab's own experiment runner and report.
-# Asserted: a complete report; every flow of both runs finished, none failed; the PlanckTE run's
+# tree of Open vSwitch bridges from nothing, stride(8) under Static and PlanckTE (and Optimal on the
+# single bridge, mirrored as the fat tree is) with real Linux TCP hosts, mirrors and
+# planck-collector, through the lab's own experiment runner and report.
+# Asserted: a complete report; every flow of the three runs finished, none failed; the PlanckTE run's
 # mirror ports carried copies to the collector, the collector's telemetry reached the controller
 # (congestion notices) and every TE decision that moved flows has its loop latency with the rule
 # batch in force (the switches' barrier replies) after the decision; everything is torn down by
-# name (experiment.sh's own cleanup). Flows are 4x the full run's (~336 ms at 2.5 Mb/s) so that
+# name (experiment.sh's own cleanup). Flows are 4x the full run's (~336 ms at 5 Mb/s) so that
 # stride(8)'s collisions last long enough to be seen on a loaded 2-core machine.
 #
 # Needs root, openvswitch-switch, iproute2, ethtool, python3, java and the planck-collector build.
@@ -23,8 +24,8 @@ OUT=$(mktemp -d /tmp/planck-$NAME.XXXXXX)
 trap '[ -n "${PLANCK_TEST_KEEP:-}" ] && cp -r "$OUT" "$PLANCK_TEST_KEEP"; rm -rf "$OUT"' EXIT
 SECONDS=0
 rc=0
-SKIP_BUILD=1 OVS_FLOW_BYTES=105000 timeout -k 10 170 "$REPO/src/test/system/ovs/experiment.sh" \
-  --workloads stride8 --modes static,planck --out "$OUT" >"$OUT/run.log" 2>&1 || rc=$?
+SKIP_BUILD=1 OVS_FLOW_BYTES=210000 timeout -k 10 170 "$REPO/src/test/system/ovs/experiment.sh" \
+  --workloads stride8 --modes static,planck,optimal --out "$OUT" >"$OUT/run.log" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { tail -5 "$OUT/run.log"; fail "experiment exited $rc"; }
 [ -s "$OUT/report.md" ] || fail "no report"
 grep -q '^# Planck lab: traffic engineering on the OVS fabric' "$OUT/report.md" || fail "report title"
@@ -36,8 +37,8 @@ by_mode = {}
 for f in flows:
     by_mode.setdefault(f["mode"], []).append(f)
     assert int(f["finish_us"]) > int(f["start_us"]) > 0, f
-    assert int(f["bytes"]) == 105000, f
-assert sorted(by_mode) == ["PlanckTE", "Static"], sorted(by_mode)
+    assert int(f["bytes"]) == 210000, f
+assert sorted(by_mode) == ["Optimal", "PlanckTE", "Static"], sorted(by_mode)
 for m, fs in by_mode.items():
     assert len(fs) == 16, (m, len(fs))
 runs = {}

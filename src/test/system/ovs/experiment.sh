@@ -8,7 +8,7 @@
 #   scripts/lab.sh --fabric ovs                        # all four workloads x Static/Poll-100ms/PlanckTE + Optimal
 #   scripts/lab.sh --fabric ovs --repeats 3            # three seeds, paired statistics
 #   scripts/lab.sh --fabric ovs --workloads stride8,bijection --out DIR
-# Settings (environment): OVS_LINK_KBPS (link rate, default 2500), OVS_FLOW_BYTES (default: what a
+# Settings (environment): OVS_LINK_KBPS (link rate, default 5000), OVS_FLOW_BYTES (default: what a
 # link carries in 84 ms, as Planck's 100 MiB flows at 10 Gb/s against a 100 ms poll), SKIP_BUILD=1.
 # Any other arguments go to OvsExperimentCommand (--workloads, --modes, --seed, --repeats,
 # --poll-ms, --damping-ms, --mirror-rate-fraction, --mirror-every-run: mirrors on in every
@@ -21,7 +21,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../../../.." && pwd)
 JAR="$REPO/lab/target/planck-lab.jar"
 COLLECTOR="${CARGO_TARGET_DIR:-$REPO/target}/release/planck-collector"
-LINK_KBPS=${OVS_LINK_KBPS:-2500}
+LINK_KBPS=${OVS_LINK_KBPS:-5000}
 LINK_BPS=$((LINK_KBPS * 1000))
 FLOW_BYTES=${OVS_FLOW_BYTES:-$((LINK_BPS * 84 / 8000))}
 say() { echo "ovs lab: $*"; }
@@ -82,6 +82,7 @@ cleanup() {
   local h b
   "${VSCTL[@]}" --timeout=5 --if-exists del-br "${P}o" 2>/dev/null
   for h in $(ovs_hosts); do ip netns del "${P}o$h" 2>/dev/null; ip link del "${P}o${h}b" 2>/dev/null; done
+  ip link del "${P}om" 2>/dev/null
   for b in $(ovs_bridges); do ip link del "${b}m" 2>/dev/null; done
   ovs_teardown
   cp "$D"/*.log "$OUT/" 2>/dev/null
@@ -155,8 +156,13 @@ for h in $(single_hosts); do
   args+=(-- add-port "${P}o" "${P}o${h}b" -- set interface "${P}o${h}b" "ofport_request=$port")
   port=$((port + 1))
 done
+# Its mirror port (port 17), so Optimal can mirror as the fat tree's switches do and pay the same
+# per-packet cost; the copies that pass the port's tbf end at ${P}or, read by nobody.
+ip link add "${P}om" type veth peer name "${P}or"
+args+=(-- add-port "${P}o" "${P}om" -- set interface "${P}om" "ofport_request=$port")
 "${VSCTL[@]}" "${args[@]}"
 "${VSCTL[@]}" -- set controller "${P}o" max_backoff=1000 inactivity_probe=5000 >/dev/null
+for x in "${P}om" "${P}or"; do sysctl -qw "net.ipv6.conf.$x.disable_ipv6=1"; ip link set "$x" up; done
 for h in $(single_hosts); do
   ns="${P}o$h"
   ip netns add "$ns"
@@ -175,7 +181,7 @@ fi
 
 say "[4/5] shaping every link to $LINK_KBPS kb/s (tc tbf; OVS resets a port's qdisc when it takes it, so after add-port)"
 # A small bucket (2 full frames), or a whole ~26 kB flow would pass a hop at veth speed; a queue
-# of 10 full frames (48 ms at 2.5 Mb/s, about one RTT of this fabric).
+# of 10 full frames (24 ms at 5 Mb/s).
 shape() { tc "${@:3}" qdisc replace dev "$1" root tbf rate "$2" burst 3000 limit 15000; }
 while read -r x y; do shape "$x" "${LINK_KBPS}kbit"; shape "$y" "${LINK_KBPS}kbit"; done < <(ovs_links)
 for h in $(ovs_hosts); do
