@@ -159,8 +159,16 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--damping-ms", defaultValue = "100", description = "a moved flow stays put this long")
         long dampingMs;
 
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
         @Option(names = "--poll-ms", defaultValue = "100", description = "Poll mode's interval")
         long pollMs;
+
+        @Option(names = "--flow-report-ms", defaultValue = "5",
+                description = "the collector's flow-rate batch period, 1-1000 ms: how often PlanckTE's load view "
+                        + "is refreshed (congestion notices go at once) (default: ${DEFAULT-VALUE})")
+        double flowReportMs;
 
         @Option(names = "--fabric-nice", defaultValue = "0",
                 description = "nice value of the emulated fabric, 0-19; its lag is reported (default: ${DEFAULT-VALUE})")
@@ -200,14 +208,17 @@ public final class LabCommand implements Callable<Integer> {
                               RoutingMode.OPTIMAL);
             long mib = flowMib != null ? flowMib : 10;
             if (mib <= 0) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--flow-mib must be positive");
+                throw new CommandLine.ParameterException(spec.commandLine(), "--flow-mib must be positive");
             }
             if (repeats < 1 || repeats > ExperimentRunner.Options.MAX_REPEATS) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--repeats must be in 1.."
+                throw new CommandLine.ParameterException(spec.commandLine(), "--repeats must be in 1.."
                         + ExperimentRunner.Options.MAX_REPEATS);
             }
+            if (!(flowReportMs >= 1 && flowReportMs <= 1000)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--flow-report-ms must be in 1..1000");
+            }
             if ((collectorUser == null) != (collectorPassword == null)) {
-                throw new CommandLine.ParameterException(new CommandLine(this),
+                throw new CommandLine.ParameterException(spec.commandLine(),
                         "--collector-user and --collector-password go together");
             }
             if (!List.of("auto", "1", "10").contains(linkGbps)) {
@@ -220,7 +231,7 @@ public final class LabCommand implements Callable<Integer> {
             }
             Path dir = out != null ? out : Paths.get("results", "lab-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-            TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, 5, elephantPct);
+            TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, flowReportMs, elephantPct);
             ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).repeats(repeats).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
@@ -268,8 +279,9 @@ public final class LabCommand implements Callable<Integer> {
                         : String.format("seeds %d-%d (%d runs of each workload and mode, flows pooled)", seed,
                                         seed + repeats - 1, repeats);
                 String settings = String.format("Flows: %d MiB; %s; threshold %.0f%%, hysteresis %.0f%%, "
-                        + "damping %d ms, poll %d ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
-                        mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs, elephantPct, mirrorRateFraction * 100,
+                        + "damping %d ms, poll %d ms, flow reports every %s ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
+                        mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs,
+                        new java.text.DecimalFormat("0.##").format(flowReportMs), elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice : "")
                                 + (fabricCpus != null ? ", on CPU " + fabricCpus + " (the collector and controller on the others)" : ""))

@@ -1,0 +1,38 @@
+package org.planck.lab;
+
+import org.junit.Test;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+/** Command-line checks of {@code planck-lab experiment} that refuse a run before anything starts. */
+public class LabCommandTest {
+
+    private static String[] run(String... args) {
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new LabCommand()).setCaseInsensitiveEnumValuesAllowed(true);
+        cli.setErr(new PrintWriter(err));
+        int code = cli.execute(args);
+        return new String[]{Integer.toString(code), err.toString()};
+    }
+
+    @Test
+    public void flowReportPeriodOutsideItsRangeIsAUsageError() {
+        for (String bad : new String[]{"0", "0.5", "1001"}) {
+            String[] r = run("experiment", "--flow-report-ms", bad, "--emu-bin", "/nonexistent");
+            assertEquals("exit code for " + bad, "2", r[0]);
+            assertTrue(r[1], r[1].contains("--flow-report-ms must be in 1..1000"));
+        }
+    }
+
+    @Test
+    public void flowReportPeriodMustBeANumber() {
+        String[] r = run("experiment", "--flow-report-ms", "soon");
+        assertEquals("2", r[0]);
+        assertTrue(r[1], r[1].contains("--flow-report-ms"));
+    }
+}
