@@ -134,7 +134,8 @@ class Lab:
 
     def __init__(self, ports, ingress="veth"):
         self.ingress = ingress
-        self.p = "lk%04x" % random.randrange(1 << 16)
+        # Not from the seeded generator: runs with the same --seed would share names.
+        self.p = "lk%04x" % random.SystemRandom().randrange(1 << 16)
         self.d = tempfile.mkdtemp(prefix="planck-loko.")
         self.ports = ports
         self.br = self.p + "br"
