@@ -3,7 +3,8 @@
 //! applications over emulated schemes).
 //!
 //! Every timeslot the emulator reads what each host sent from its veth
-//! (AF_PACKET, TPACKET_V2 ring, `ring`), turns each frame into an abstract
+//! (AF_PACKET, TPACKET_V2 ring, `ring`; or AF_XDP, `xdp`, chosen in
+//! `capture`), turns each frame into an abstract
 //! packet at the host's NIC (`frame` reads addresses, class and ECN; the
 //! frame itself waits in `store`), and the engine carries the packet through
 //! the topology, scheme and timeslots as any other, paced in real time. When

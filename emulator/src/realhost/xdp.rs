@@ -6,10 +6,11 @@
 //! (into its frame store), so the ring never waits on the emulated network.
 //!
 //! A veth has no zero-copy AF_XDP: the socket is bound in copy mode
-//! (`XDP_COPY`). What AF_XDP saves against the AF_PACKET ring is the stack
-//! around the copy: no `packet_rcv` clone of the socket buffer, no per-frame
-//! ring-slot status handshake. `cargo bench -p planck-emu --bench capture`
-//! measures what that is worth (docs/emulator.md, "Throughput of the real path").
+//! (`XDP_COPY`), and the kernel copies each frame as it does into the
+//! AF_PACKET ring, in the sending host's context. `cargo bench -p planck-emu
+//! --bench capture` found the two paths equal per CPU-second on a veth
+//! (docs/emulator.md, "Throughput of the real path"); AF_XDP is here for a
+//! NIC with zero-copy support and to measure against.
 //!
 //! Raw `libc` rather than a crate: xsk-rs builds libxdp and libbpf from
 //! vendored C sources (clang, libelf and zlib headers at every clean build of
