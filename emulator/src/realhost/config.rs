@@ -11,6 +11,8 @@ use crate::config::{Config, Destination, Mode, Workload};
 use crate::fabric::topology::Topology;
 use crate::packet::EndpointId;
 
+use super::capture::{CaptureKind, XdpModeSetting};
+
 /// Packets per second the real path may be given by default: `cargo bench
 /// -p planck-emu --bench realhost` measured 348-363 k frames per CPU-second
 /// for the path alone (under load, docs/emulator.md "Real hosts"), less a
@@ -26,6 +28,12 @@ pub struct RealHostsConfig {
     /// the sum over real hosts of their link rate in packets per second.
     #[serde(default = "default_max_pps")]
     pub max_pps: f64,
+    /// How frames are read from the veths: "afpacket" (default) or "afxdp".
+    #[serde(default)]
+    pub capture: CaptureKind,
+    /// With "afxdp": "native" (the veth driver's XDP, default) or "generic".
+    #[serde(default)]
+    pub xdp_mode: XdpModeSetting,
     #[serde(rename = "host")]
     pub hosts: Vec<RealHostConfig>,
 }
@@ -209,6 +217,15 @@ impl RealHostsConfig {
         if e.mtu_bytes > 9000 {
             return Err(format!(
                 "real hosts: emulation.mtu_bytes must be <= 9000 (a veth's jumbo MTU), got {}",
+                e.mtu_bytes
+            ));
+        }
+        let max_frame = e.mtu_bytes as usize + super::frame::ETH_HEADER;
+        if self.capture == CaptureKind::Afxdp && max_frame > super::xdp::MAX_FRAME {
+            return Err(format!(
+                "real_hosts.capture = \"afxdp\" takes frames up to {} bytes: emulation.mtu_bytes must be <= {}, got {}",
+                super::xdp::MAX_FRAME,
+                super::xdp::MAX_FRAME - super::frame::ETH_HEADER,
                 e.mtu_bytes
             ));
         }

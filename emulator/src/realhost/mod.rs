@@ -3,7 +3,8 @@
 //! applications over emulated schemes).
 //!
 //! Every timeslot the emulator reads what each host sent from its veth
-//! (AF_PACKET, TPACKET_V2 ring, `ring`), turns each frame into an abstract
+//! (AF_PACKET, TPACKET_V2 ring, `ring`; or AF_XDP, `xdp`, chosen in
+//! `capture`), turns each frame into an abstract
 //! packet at the host's NIC (`frame` reads addresses, class and ECN; the
 //! frame itself waits in `store`), and the engine carries the packet through
 //! the topology, scheme and timeslots as any other, paced in real time. When
@@ -17,11 +18,14 @@
 //! a partition's slot). `lifecycle` creates, checks and removes the
 //! namespaces and veths by name (`planck-emu hosts up|check|down`).
 
+pub mod capture;
 pub mod config;
 pub mod frame;
 pub mod lifecycle;
 pub mod ring;
 pub mod store;
+pub mod xdp;
+pub mod xdp_prog;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -40,8 +44,9 @@ use crate::engine::HostIo;
 use crate::lab::frames::FrameSink;
 use crate::packet::{CE, ECT, EndpointId, OPEN_LOOP, Packet, Slot};
 use crate::runner::Setup;
+use capture::{Capture, CaptureRing};
 use frame::{ETH_HEADER, Refusal, fill_l4_checksum, inspect, set_ce};
-use ring::{RxFrame, RxRing, TP_STATUS_CSUMNOTREADY};
+use ring::{RxFrame, TP_STATUS_CSUMNOTREADY};
 use store::FrameStore;
 
 /// Frames in each host's receive ring (about 8 MB at a 1,500-byte MTU).
@@ -121,7 +126,7 @@ fn lock_veth(veth: &str) -> Result<VethLock, String> {
 
 struct HostPort {
     host: ResolvedHost,
-    rx: RxRing,
+    rx: CaptureRing,
     tx: FrameSink,
     /// Local endpoint index in the partition.
     local: usize,
@@ -154,6 +159,17 @@ impl VethHosts {
         part: usize,
         mtu: u32,
     ) -> Result<VethHosts, String> {
+        Self::open_with(hosts, setup, part, mtu, Capture::Packet)
+    }
+
+    /// As `open`, reading the hosts' frames `capture`'s way.
+    pub fn open_with(
+        hosts: &[ResolvedHost],
+        setup: &Setup,
+        part: usize,
+        mtu: u32,
+        capture: Capture,
+    ) -> Result<VethHosts, String> {
         let pl = &setup.shared.placement;
         let max_frame = mtu as usize + ETH_HEADER;
         let mut by_local = vec![u32::MAX; setup.topo.endpoints.len()];
@@ -170,7 +186,7 @@ impl VethHosts {
             };
             preflight(h, mtu).map_err(at)?;
             let lock = lock_veth(&h.veth).map_err(at)?;
-            let rx = RxRing::open(&h.veth, max_frame, RING_FRAMES).map_err(at)?;
+            let rx = CaptureRing::open(capture, &h.veth, max_frame, RING_FRAMES).map_err(at)?;
             let tx = FrameSink::interface(&h.veth).map_err(at)?;
             let local = pl.endpoint_local[h.endpoint as usize] as usize;
             by_local[local] = ports.len() as u32;
@@ -450,7 +466,8 @@ pub fn attach(cfg: &Config, setup: &Setup) -> Result<(), ConfigError> {
     let parts = setup.shared.placement.parts;
     let mut ios: Vec<Option<Box<dyn HostIo>>> = Vec::new();
     for part in 0..parts {
-        let io = VethHosts::open(&hosts, setup, part, cfg.emulation.mtu_bytes)
+        let capture = Capture::new(rh.capture, rh.xdp_mode);
+        let io = VethHosts::open_with(&hosts, setup, part, cfg.emulation.mtu_bytes, capture)
             .map_err(ConfigError::Invalid)?;
         ios.push((!io.ports.is_empty()).then(|| Box::new(io) as Box<dyn HostIo>));
     }
