@@ -5,9 +5,10 @@
 # and sending telemetry-events v3 to the lab controller, whose conformance view (the app's
 # PathConformance) is written to pint-conformance.csv at the end of the run.
 # Asserted: TE moved flows; the sink decoded paths and the controller accepted its batches; no
-# flow TE did not move is off its planned path; at least 80 % of the moved flows were traced on
-# their new path after the move (moves in a flow's last milliseconds may leave too few packets
-# to trace), none was traced on another path than its new one past the confirmation timeout.
+# flow TE did not move is off its planned path; every moved flow is confirmed on its new path
+# (a trace of it received after the move), except those moved less than the 1 s confirmation
+# timeout before the run ended and not traced since (MOVE_PENDING: not judged yet), which must
+# be at most half of the moved flows; none is NON_CONFORMING or UNTRACED.
 # Prints how many moved flows were confirmed and how long after the move (ms, packets).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -36,21 +37,24 @@ read -r decoded events rejected <<< "$sent"
 
 # workload,mode,seed,src,dst,proto,sport,dport,status,traces,trace_packets,traced_ms,moves,moved_ms,
 # moved_from,moved_to,confirmation_ms,traced_path,planned_path
-read -r moved confirmed offpath unmoved_bad p50 p90 pk50 <<< "$(python3 - "$out/pint-conformance.csv" <<'PY'
+read -r moved confirmed pending offpath unmoved_bad p50 p90 pk50 <<< "$(python3 - "$out/pint-conformance.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 moved = [r for r in rows if int(r["moves"]) > 0]
 conf = [r for r in moved if r["status"] == "MOVED_CONFIRMED"]
-off = [r for r in moved if r["status"] == "NON_CONFORMING" and int(r["traced_ms"]) > int(r["moved_ms"])]
+pend = [r for r in moved if r["status"] == "MOVE_PENDING"]
+off = [r for r in moved if r["status"] not in ("MOVED_CONFIRMED", "MOVE_PENDING")]
 unmoved_bad = [r for r in rows if int(r["moves"]) == 0 and r["status"] == "NON_CONFORMING"]
 d = sorted(int(r["confirmation_ms"]) for r in conf)
 p = sorted(int(r["trace_packets"]) for r in conf)
 q = lambda v, f: v[min(len(v) - 1, max(0, -(-int(f * len(v) * 100) // 100) - 1))] if v else -1
-print(len(moved), len(conf), len(off), len(unmoved_bad), q(d, .5), q(d, .9), q(p, .5))
+print(len(moved), len(conf), len(pend), len(off), len(unmoved_bad), q(d, .5), q(d, .9), q(p, .5))
 PY
 )"
 [ "$moved" -gt 0 ] || fail "TE moved no flow"
 [ "$unmoved_bad" -eq 0 ] || fail "$unmoved_bad flows TE never moved were traced off their planned path"
-[ "$offpath" -eq 0 ] || fail "$offpath moved flows were traced, after their move, on another path than the new one"
-[ $((confirmed * 100)) -ge $((moved * 80)) ] || fail "only $confirmed of $moved moved flows were confirmed on their new path"
-echo "PASS lab-pint: $confirmed of $moved moved flows traced on their new path; move -> confirmation p50 ${p50} ms, p90 ${p90} ms; trace p50 ${pk50} sink packets"
+[ "$offpath" -eq 0 ] || fail "$offpath moved flows are NON_CONFORMING or UNTRACED (see pint-conformance.csv)"
+[ $((confirmed + pending)) -eq "$moved" ] || fail "only $confirmed of $moved moved flows confirmed ($pending pending)"
+[ "$confirmed" -gt 0 ] && [ $((pending * 2)) -le "$moved" ] \
+    || fail "$pending of $moved moved flows still pending at the end of the run, $confirmed confirmed"
+echo "PASS lab-pint: $confirmed of $moved moved flows traced on their new path ($pending moved < 1 s before the end, pending); move -> confirmation p50 ${p50} ms, p90 ${p90} ms; trace p50 ${pk50} sink packets"
