@@ -10,6 +10,8 @@
 #   scripts/lab.sh --flow-mib 100   # the earlier, slower time scale (flows of ~0.84 s)
 #   scripts/lab.sh --quick    # CI: stride(8) and random bijection only (< 5 minutes)
 #   scripts/lab.sh --out DIR  # report directory (default results/lab-<time>)
+#   scripts/lab.sh --pint     # PINT path tracing on the fabric + planck-collector pint-live;
+#                             # pint-conformance.md: moved flows confirmed on their new path (docs/pint.md)
 #   scripts/lab.sh --fabric ovs [...]  # on real OVS bridges instead (src/test/system/ovs/experiment.sh)
 # Any other arguments go to `planck-lab experiment` (see `--help` there). LAB_JAVA_OPTS adds JVM
 # options to the lab controller (e.g. a flight recording: -XX:StartFlightRecording=filename=lab.jfr).
@@ -63,10 +65,13 @@ fi
 
 out="results/lab-$(date -u +%Y%m%d-%H%M%S)"
 args=()
+pint_bits=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="$2"; shift 2 ;;
         --out=*) out="${1#--out=}"; shift ;;
+        # PINT path tracing on the fabric, planck-collector pint-live as its sink (docs/pint.md).
+        --pint) pint_bits=8; args+=(--pint-bits 8); shift ;;
         *) args+=("$1"); shift ;;
     esac
 done
@@ -74,6 +79,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 collector_pid=""
+pint_pid=""
 lab_pid=""
 view_pid=""
 cleanup() {
@@ -84,6 +90,10 @@ cleanup() {
         pkill -TERM -P "$lab_pid" 2>/dev/null || true
         kill -TERM "$lab_pid" 2>/dev/null || true
         wait "$lab_pid" 2>/dev/null || true
+    fi
+    if [ -n "$pint_pid" ] && kill -0 "$pint_pid" 2>/dev/null; then
+        kill -TERM "$pint_pid" 2>/dev/null || true
+        wait "$pint_pid" 2>/dev/null || true
     fi
     if [ -n "$collector_pid" ] && kill -0 "$collector_pid" 2>/dev/null; then
         kill -TERM "$collector_pid" 2>/dev/null || true
@@ -187,9 +197,24 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 listening "$COLLECTOR_CONTROL" || { echo "lab: planck-collector does not answer on $COLLECTOR_CONTROL" >&2; exit 1; }
+if [ "$pint_bits" -gt 0 ]; then
+    # The PINT sink: its own ring on the capture veth, sink frames only, v3 batches to the lab
+    # controller (a collector id of its own); its counters go to pint-live.json on exit.
+    target/release/planck-collector pint-live --iface "$CAP" \
+        --controller "http://$LISTEN/onos/planck/v1/telemetry/events" --user "$LAB_USER" --password "$LAB_PASSWORD" \
+        --path-bits "$pint_bits" --path-hops 5 --seed 2020 --switches 1..20 --of-device-ids \
+        --report "$out/pint-live.json" > "$out/pint-live.log" 2>&1 &
+    pint_pid=$!
+fi
 
 wait "$lab_pid"
 lab_pid=""
+if [ -n "$pint_pid" ]; then
+    kill -TERM "$pint_pid" 2>/dev/null || true
+    wait "$pint_pid" 2>/dev/null || true
+    pint_pid=""
+    echo "PINT: $out/pint-conformance.md, sink counters $out/pint-live.json"
+fi
 lab/live-view.sh report "$out" "$view_pid" || echo "lab: the live view section and index.html were not written" >&2
 view_pid=""
 

@@ -70,12 +70,16 @@ enum Command {
     /// Replay frames from PINT sink switches and print the PINT events (telemetry-events
     /// v3: traced paths, hop latency quantiles) as JSON lines.
     PintReplay(planck_collector::inband::pint_replay::PintReplayArgs),
+    /// Live PINT sink: decode digests from the mirror frames of packets' last switches on
+    /// an interface and send the traced paths to the controller (telemetry-events v3).
+    PintLive(planck_collector::inband::pint_live::PintLiveArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::PintReplay(args) => planck_collector::inband::pint_replay::run_cli(&args),
+        Command::PintLive(args) => planck_collector::inband::pint_live::run_cli(&args),
         Command::Run { config } => Config::load(&config).and_then(planck_collector::runtime::run),
         Command::Int { config } => planck_collector::inband::config::IntOnlyConfig::load(&config)
             .and_then(planck_collector::inband::runtime::run_int_only),

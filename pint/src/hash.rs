@@ -13,6 +13,17 @@ pub fn mix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// The packet id of an IPv4 packet, from fields no switch rewrites: addresses, protocol,
+/// ports and an invariant of the transport (the TCP sequence number; for UDP the first 8
+/// payload bytes), hashed with the configured seed. Switches (the emulator's lab fabric)
+/// and the sink (the collector's frame decoder) both call this, so they agree by construction.
+#[inline]
+pub fn ipv4_packet_id(seed: u64, src: [u8; 4], dst: [u8; 4], proto: u8, sport: u16, dport: u16, invariant: u64) -> u64 {
+    let a = (u64::from(u32::from_be_bytes(src)) << 32) | u64::from(u32::from_be_bytes(dst));
+    let b = (u64::from(proto) << 32) | (u64::from(sport) << 16) | u64::from(dport);
+    mix64(mix64(mix64(seed ^ a) ^ b) ^ invariant)
+}
+
 /// Odd constant (2^64 / golden ratio) used to separate hash "streams".
 pub const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
 

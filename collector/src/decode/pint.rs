@@ -9,7 +9,6 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use etherparse::{LaxNetSlice, LaxSlicedPacket, LinkSlice, TransportSlice};
-use pint::hash::mix64;
 
 use super::{DecodeError, FiveTuple};
 
@@ -88,9 +87,7 @@ pub fn decode_pint_frame(frame: &[u8], layout: &PintFrameLayout) -> Result<PintD
 
 /// The packet id both switches and the sink compute from a packet's invariant fields.
 pub fn packet_id(seed: u64, src: Ipv4Addr, dst: Ipv4Addr, proto: u8, sport: u16, dport: u16, invariant: u64) -> u64 {
-    let a = (u64::from(u32::from(src)) << 32) | u64::from(u32::from(dst));
-    let b = (u64::from(proto) << 32) | (u64::from(sport) << 16) | u64::from(dport);
-    mix64(mix64(mix64(seed ^ a) ^ b) ^ invariant)
+    pint::hash::ipv4_packet_id(seed, src.octets(), dst.octets(), proto, sport, dport, invariant)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 pub mod config;
 pub mod metrics;
 pub mod pint_flows;
+pub mod pint_live;
 pub mod pint_replay;
 pub mod runtime;
 pub mod state;

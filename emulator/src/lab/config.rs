@@ -15,6 +15,9 @@ pub struct FabricConfig {
     pub control: ControlSection,
     #[serde(default)]
     pub transport: TransportConfig,
+    /// PINT path tracing on the fabric's packets (off unless `path_bits` > 0).
+    #[serde(default)]
+    pub pint: super::pint::PintSection,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -102,6 +105,7 @@ impl FabricConfig {
                 self.control.rt_priority
             );
         }
+        self.pint.validate()?;
         self.topology()?;
         Ok(())
     }

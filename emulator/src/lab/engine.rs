@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use super::addr::{host_ip, host_mac, switch_id};
 use super::config::FabricConfig;
 use super::frames::{FrameFields, FrameSink, HEADER_BYTES, VLAN_BYTES, build_frame};
+use super::pint::{INITIAL_TTL, LabPint};
 use super::rules::{Headers, Mac, RuleOp, RuleTable, apply_batch};
 use crate::config::{Mode, TransportConfig};
 use crate::endpoint::transport::{Ack, AckOutcome, FlowSender};
@@ -105,6 +106,9 @@ struct Pkt {
     seq: u32,
     eth_dst: Mac,
     payload: u16,
+    /// IPv4 ID (PINT digest) and switches crossed (TTL = 64 - hops), as the last switch sent it.
+    ip_id: u16,
+    hops: u8,
 }
 
 impl Pkt {
@@ -197,6 +201,7 @@ pub struct FabricEngine {
     mirrors: Vec<Option<MirrorPort>>,
     sink: Option<FrameSink>,
     frame_buf: Vec<u8>,
+    pint: Option<LabPint>,
     now: Slot,
     epoch_us: f64,
     started: Instant,
@@ -280,6 +285,7 @@ impl FabricEngine {
             mirrors: (0..n).map(|_| None).collect(),
             sink: None,
             frame_buf: Vec::with_capacity(9100),
+            pint: LabPint::new(&cfg.pint, n)?,
             now: 0,
             epoch_us,
             started: Instant::now(),
@@ -549,6 +555,8 @@ impl FabricEngine {
                     seq,
                     eth_dst: host_mac(f.spec.dst),
                     payload,
+                    ip_id: 0,
+                    hops: 0,
                 };
                 let host = &mut self.hosts[h];
                 host.rr = start + k + 1;
@@ -669,9 +677,16 @@ impl FabricEngine {
         for sw in 0..self.ports.len() {
             for p in 0..self.ports[sw].len() {
                 let port = &mut self.ports[sw][p];
-                let Some(pkt) = port.queue.pop_front() else {
+                let Some(mut pkt) = port.queue.pop_front() else {
                     continue;
                 };
+                if let Some(pint) = &self.pint {
+                    let f = &self.flows[pkt.flow as usize];
+                    let seq = f.isn.wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32));
+                    let id = pint.packet_id(host_ip(f.spec.src), host_ip(f.spec.dst), f.spec.sport, f.spec.dport, seq);
+                    pint.stamp(sw, &mut pkt.ip_id, &mut pkt.hops, id);
+                }
+                let port = &mut self.ports[sw][p];
                 let bytes = pkt.wire_bytes();
                 port.queue_bytes -= bytes;
                 port.tx_bytes += bytes;
@@ -725,6 +740,8 @@ impl FabricEngine {
                         .wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32)),
                     ack: f.peer_isn.wrapping_add(1),
                     payload: pkt.payload,
+                    ip_id: pkt.ip_id,
+                    ttl: INITIAL_TTL.saturating_sub(pkt.hops),
                 };
                 let full = build_frame(&fields, m.spec.snap_len as usize, &mut self.frame_buf);
                 let ts = if self.realtime {

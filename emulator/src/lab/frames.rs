@@ -30,6 +30,10 @@ pub struct FrameFields {
     pub ack: u32,
     /// TCP payload bytes of the emulated packet.
     pub payload: u16,
+    /// IPv4 Identification (the PINT digest when the fabric runs PINT, else 0).
+    pub ip_id: u16,
+    /// IPv4 TTL as the mirroring switch sent the packet.
+    pub ttl: u8,
 }
 
 /// Ethernet + IPv4 + TCP header bytes of an emulated packet (no VLAN tag).
@@ -62,12 +66,14 @@ pub fn build_frame(f: &FrameFields, snap_len: usize, out: &mut Vec<u8>) -> usize
     tcp.acknowledgment_number = f.ack;
     let mut ip = Ipv4Header::new(
         (tcp.header_len() + payload.len()) as u16,
-        64,
+        f.ttl,
         IpNumber::TCP,
         f.ip_src.octets(),
         f.ip_dst.octets(),
     )
     .expect("payload fits IPv4");
+    ip.identification = f.ip_id;
+    ip.dont_fragment = true;
     ip.header_checksum = ip.calc_header_checksum();
     // A zero payload adds nothing to the one's-complement sum but its length.
     tcp.checksum = tcp

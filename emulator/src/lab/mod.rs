@@ -7,6 +7,7 @@ pub mod api;
 pub mod config;
 pub mod engine;
 pub mod frames;
+pub mod pint;
 pub mod rules;
 
 pub use api::{RunningFabric, start};

@@ -185,6 +185,12 @@ public final class LabCommand implements Callable<Integer> {
                         + "priority (default: ${DEFAULT-VALUE})")
         int loopRtPriority;
 
+        @Option(names = "--pint-bits", defaultValue = "0",
+                description = "PINT path tracing on the fabric's switches with this many bits of the IPv4 ID (0: off); "
+                        + "PlanckTE runs then record the controller's path-conformance view in pint-conformance.csv/.md "
+                        + "(the PINT sink is planck-collector pint-live, started by scripts/lab.sh --pint)")
+        int pintBits;
+
         @Option(names = "--elephant-pct", defaultValue = "" + PlanckSettings.DEFAULT_ELEPHANT_THRESHOLD_PCT,
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
         double elephantPct;
@@ -235,6 +241,12 @@ public final class LabCommand implements Callable<Integer> {
             ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).repeats(repeats).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
+            if (pintBits < 0 || pintBits > 16) {
+                throw new CommandLine.ParameterException(new CommandLine(this), "--pint-bits must be 0 (off) to 16");
+            }
+            org.planck.lab.experiment.PintConformanceLog pintLog = pintBits > 0
+                    ? new org.planck.lab.experiment.PintConformanceLog() : null;
+            options.pint(pintBits, pintLog);
             int total = 0;
             for (Workload w : ws) {
                 total += ExperimentRunner.flowCount(w) * ms.size() * repeats;
@@ -289,6 +301,10 @@ public final class LabCommand implements Callable<Integer> {
                                 + "poller) at SCHED_FIFO " + loopRtPriority + ", the rest of it at normal priority" : "")
                         + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "");
                 new Report(results, rate, settings, pollMs).write(dir);
+                if (pintLog != null) {
+                    pintLog.write(dir);
+                    System.out.print(pintLog.summary());
+                }
             }
             System.out.println("planck-lab: report in " + dir.resolve(Report.MARKDOWN));
             System.out.print(Files.readString(dir.resolve(Report.SUMMARY_CSV)));

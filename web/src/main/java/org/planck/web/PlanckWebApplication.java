@@ -31,6 +31,7 @@ public class PlanckWebApplication extends AbstractWebApplication {
                 TeModeResource.class,
                 FlowRerouteResource.class,
                 GuaranteeResource.class,
-                org.planck.web.inband.IntPortsResource.class);
+                org.planck.web.inband.IntPortsResource.class,
+                org.planck.web.inband.PintFlowsResource.class);
     }
 }

@@ -14,6 +14,8 @@ public final class IngestCounters {
     private final long lostBatches;
     private final long expiredFlows;
     private final long droppedFlowEvents;
+    private final long pintEvents;
+    private final long pintUnhandled;
 
     /**
      * Creates a snapshot.
@@ -32,6 +34,31 @@ public final class IngestCounters {
     public IngestCounters(long batches, long rejectedBatches, long flowRateEvents, long congestionNotices,
                           long unknownDevice, long unknownPort, long staleEvents, long lostBatches,
                           long expiredFlows, long droppedFlowEvents) {
+        this(batches, rejectedBatches, flowRateEvents, congestionNotices, unknownDevice, unknownPort, staleEvents,
+                lostBatches, expiredFlows, droppedFlowEvents, 0, 0);
+    }
+
+    /**
+     * Creates a snapshot with PINT event counts.
+     *
+     * @param batches           accepted batches
+     * @param rejectedBatches   malformed batches
+     * @param flowRateEvents    FLOW_RATE events applied
+     * @param congestionNotices PORT_CONGESTION events applied
+     * @param unknownDevice     events skipped for an unknown device
+     * @param unknownPort       events skipped for an unknown port
+     * @param staleEvents       FLOW_RATE events older than the state they would replace
+     * @param lostBatches       batches missing from collectors' sequence numbers
+     * @param expiredFlows      flow records removed for idleness
+     * @param droppedFlowEvents FLOW_RATE events dropped at the flow table's bound
+     * @param pintEvents        PINT_PATH and PINT_HOP_LATENCY events handed to path conformance
+     * @param pintUnhandled     PINT events skipped because path conformance was not running
+     */
+    public IngestCounters(long batches, long rejectedBatches, long flowRateEvents, long congestionNotices,
+                          long unknownDevice, long unknownPort, long staleEvents, long lostBatches,
+                          long expiredFlows, long droppedFlowEvents, long pintEvents, long pintUnhandled) {
+        this.pintEvents = pintEvents;
+        this.pintUnhandled = pintUnhandled;
         this.batches = batches;
         this.rejectedBatches = rejectedBatches;
         this.flowRateEvents = flowRateEvents;
@@ -82,5 +109,13 @@ public final class IngestCounters {
 
     public long droppedFlowEvents() {
         return droppedFlowEvents;
+    }
+
+    public long pintEvents() {
+        return pintEvents;
+    }
+
+    public long pintUnhandled() {
+        return pintUnhandled;
     }
 }

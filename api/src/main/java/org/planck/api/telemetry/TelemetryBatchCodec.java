@@ -7,7 +7,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.common.io.ByteStreams;
 import org.onlab.packet.IpAddress;
@@ -25,9 +24,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Reads and writes telemetry-events batches: v1 (docs/protocol/telemetry-events-v1.md) and v2, which adds
- * INT_PORT events (docs/protocol/telemetry-events-v2.md); v2 batches decode their INT_PORT events into
- * {@link TelemetryBatch#intSignals()}.
+ * Reads and writes telemetry-events batches: v1 (docs/protocol/telemetry-events-v1.md), v2, which adds
+ * INT_PORT events (docs/protocol/telemetry-events-v2.md), and v3, which adds PINT_PATH and
+ * PINT_HOP_LATENCY (docs/protocol/telemetry-events-v3.md); INT_PORT events decode into
+ * {@link TelemetryBatch#intSignals()}, PINT events into {@link TelemetryBatch#pintPaths()} and
+ * {@link TelemetryBatch#pintLatencies()}.
  * <p>
  * Decoding validates the whole batch before returning anything, so a caller applies either
  * every event or none. Every failure is a {@link MalformedBatchException} whose message names
@@ -44,6 +45,8 @@ public final class TelemetryBatchCodec {
     static final String FLOW_RATE = "FLOW_RATE";
     static final String PORT_CONGESTION = "PORT_CONGESTION";
     static final String INT_PORT = "INT_PORT";
+    static final String PINT_PATH = "PINT_PATH";
+    static final String PINT_HOP_LATENCY = "PINT_HOP_LATENCY";
 
     // Device ids, host addresses and MACs repeat across events; parsing each again would dominate
     // decoding. The caches stop growing when full, so hostile input cannot exhaust memory.
@@ -134,9 +137,12 @@ public final class TelemetryBatchCodec {
         Fields root = new Fields(ROOT_FIELDS.length);
         List<TelemetryEvent> events = null;
         List<IntPortSignal> intSignals = new ArrayList<>();
+        List<PintPathEvent> pintPaths = new ArrayList<>();
+        List<PintHopLatency> pintLatencies = new ArrayList<>();
         MalformedBatchException eventError = null;
         Fields ev = new Fields(EVENT_FIELDS.length);
         Fields fl = new Fields(FLOW_FIELDS.length);
+        PathField path = new PathField();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.getCurrentName();
             JsonToken t = p.nextToken();
@@ -155,11 +161,15 @@ public final class TelemetryBatchCodec {
                         continue;
                     }
                     try {
-                        TelemetryEvent e = event(p, count - 1, ev, fl);
+                        Object e = event(p, count - 1, ev, fl, path);
                         if (e instanceof IntPortSignal) {
                             intSignals.add((IntPortSignal) e);
+                        } else if (e instanceof PintPathEvent) {
+                            pintPaths.add((PintPathEvent) e);
+                        } else if (e instanceof PintHopLatency) {
+                            pintLatencies.add((PintHopLatency) e);
                         } else {
-                            events.add(e);
+                            events.add((TelemetryEvent) e);
                         }
                     } catch (MalformedBatchException e) {
                         // Reported only after the batch-level fields: a wrong version explains everything.
@@ -181,11 +191,11 @@ public final class TelemetryBatchCodec {
         if (root.kind[R_VERSION] == K_MISSING) {
             throw new MalformedBatchException("version: missing");
         }
-        if (root.kind[R_VERSION] != K_INT || (root.longs[R_VERSION] != TelemetryBatch.VERSION
-                && root.longs[R_VERSION] != TelemetryBatch.VERSION_INT)) {
+        if (root.kind[R_VERSION] != K_INT || root.longs[R_VERSION] < TelemetryBatch.VERSION
+                || root.longs[R_VERSION] > TelemetryBatch.VERSION_PINT) {
             throw new MalformedBatchException("version: unsupported " + root.texts[R_VERSION]
-                    + " (this controller accepts " + TelemetryBatch.VERSION + " and " + TelemetryBatch.VERSION_INT
-                    + ")");
+                    + " (this controller accepts " + TelemetryBatch.VERSION + ", " + TelemetryBatch.VERSION_INT
+                    + " and " + TelemetryBatch.VERSION_PINT + ")");
         }
         String collector = root.string(R_COLLECTOR, ROOT_FIELDS, null, -1);
         if (collector.isEmpty()) {
@@ -202,23 +212,31 @@ public final class TelemetryBatchCodec {
         if (eventError != null) {
             throw eventError;
         }
-        if (!intSignals.isEmpty() && root.longs[R_VERSION] != TelemetryBatch.VERSION_INT) {
-            throw new MalformedBatchException("events: INT_PORT events need version " + TelemetryBatch.VERSION_INT);
+        if (!intSignals.isEmpty() && root.longs[R_VERSION] < TelemetryBatch.VERSION_INT) {
+            throw new MalformedBatchException("events: INT_PORT events need version " + TelemetryBatch.VERSION_INT
+                    + " or later");
         }
-        return new TelemetryBatch(collector, seq, sentUs, events, intSignals);
+        if ((!pintPaths.isEmpty() || !pintLatencies.isEmpty()) && root.longs[R_VERSION] < TelemetryBatch.VERSION_PINT) {
+            throw new MalformedBatchException("events: PINT_PATH and PINT_HOP_LATENCY events need version "
+                    + TelemetryBatch.VERSION_PINT);
+        }
+        return new TelemetryBatch(collector, seq, sentUs, events, intSignals, pintPaths, pintLatencies);
     }
 
-    private TelemetryEvent event(JsonParser p, int index, Fields ev, Fields fl)
+    private Object event(JsonParser p, int index, Fields ev, Fields fl, PathField path)
             throws IOException, MalformedBatchException {
         if (p.currentToken() != JsonToken.START_OBJECT) {
             throw new MalformedBatchException("events[" + index + "]: expected an object");
         }
         ev.clear();
         fl.clear();
+        path.clear();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.getCurrentName();
             JsonToken t = p.nextToken();
-            if (FLOW.equals(name)) {
+            if (PATH.equals(name)) {
+                path.read(p, t);
+            } else if (FLOW.equals(name)) {
                 ev.kind[E_FLOW] = t == JsonToken.START_OBJECT ? K_OBJECT : kindOf(t);
                 if (t == JsonToken.START_OBJECT) {
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -240,13 +258,63 @@ public final class TelemetryBatchCodec {
                 return congestion(ev, index);
             case INT_PORT:
                 return intPort(ev, index);
+            case PINT_PATH:
+                return pintPath(ev, fl, path, index);
+            case PINT_HOP_LATENCY:
+                return pintHopLatency(ev, fl, index);
             default:
                 throw new MalformedBatchException(at(index) + "type: unknown event type \"" + abbreviate(type)
-                        + "\" (expected FLOW_RATE, PORT_CONGESTION or INT_PORT)");
+                        + "\" (expected FLOW_RATE, PORT_CONGESTION, INT_PORT, PINT_PATH or PINT_HOP_LATENCY)");
         }
     }
 
-    private FlowRateEvent flowRate(Fields ev, Fields fl, int i) throws MalformedBatchException {
+    private PintPathEvent pintPath(Fields ev, Fields fl, PathField path, int i) throws MalformedBatchException {
+        FlowKey flow = flowKey(ev, fl, i);
+        if (path.kind == K_MISSING) {
+            throw new MalformedBatchException(at(i) + "path: missing");
+        }
+        if (path.kind != K_ARRAY) {
+            throw new MalformedBatchException(at(i) + "path: expected an array of device ids");
+        }
+        if (path.count < 1 || path.count > PintPathEvent.MAX_HOPS) {
+            throw new MalformedBatchException(at(i) + "path: expected 1.." + PintPathEvent.MAX_HOPS
+                    + " device ids, got " + path.count);
+        }
+        if (path.badItem >= 0) {
+            throw new MalformedBatchException(at(i) + "path[" + path.badItem + "]: expected a string");
+        }
+        List<DeviceId> devices = new ArrayList<>(path.items.size());
+        for (int h = 0; h < path.items.size(); h++) {
+            devices.add(device(path.items.get(h), "path[" + h + "]", i));
+        }
+        long packets = ev.integer(E_PACKETS, EVENT_FIELDS, "", i, 1, Long.MAX_VALUE);
+        String c = ev.string(E_CAUSE, EVENT_FIELDS, "", i);
+        PintPathEvent.Cause cause;
+        try {
+            cause = PintPathEvent.Cause.valueOf(c);
+        } catch (IllegalArgumentException ex) {
+            throw new MalformedBatchException(at(i) + "cause: unknown cause \"" + abbreviate(c)
+                    + "\" (expected NEW_KEY or PATH_CHANGE)");
+        }
+        long timeUs = ev.integer(E_TIME_US, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
+        return new PintPathEvent(flow, devices, packets, cause, timeUs);
+    }
+
+    private PintHopLatency pintHopLatency(Fields ev, Fields fl, int i) throws MalformedBatchException {
+        FlowKey flow = flowKey(ev, fl, i);
+        int hop = (int) ev.integer(E_HOP, EVENT_FIELDS, "", i, 1, PintPathEvent.MAX_HOPS);
+        DeviceId device = null;
+        if (ev.kind[E_SWITCH] != K_MISSING) {
+            device = device(ev.string(E_SWITCH, EVENT_FIELDS, "", i), "switch", i);
+        }
+        long samples = ev.integer(E_SAMPLES, EVENT_FIELDS, "", i, 1, Long.MAX_VALUE);
+        long p50 = ev.integer(E_P50_NS, EVENT_FIELDS, "", i, 0, Long.MAX_VALUE);
+        long p99 = ev.integer(E_P99_NS, EVENT_FIELDS, "", i, 0, Long.MAX_VALUE);
+        long timeUs = ev.integer(E_TIME_US, EVENT_FIELDS, "", i, Long.MIN_VALUE, Long.MAX_VALUE);
+        return new PintHopLatency(flow, hop, device, samples, p50, p99, timeUs);
+    }
+
+    private FlowKey flowKey(Fields ev, Fields fl, int i) throws MalformedBatchException {
         if (ev.kind[E_FLOW] == K_MISSING) {
             throw new MalformedBatchException(at(i) + "flow: missing");
         }
@@ -261,6 +329,11 @@ public final class TelemetryBatchCodec {
         int proto = (int) fl.integer(F_PROTO, FLOW_FIELDS, "flow.", i, 0, 255);
         int sport = (int) fl.integer(F_SPORT, FLOW_FIELDS, "flow.", i, 0, 65535);
         int dport = (int) fl.integer(F_DPORT, FLOW_FIELDS, "flow.", i, 0, 65535);
+        return FlowKey.of(src, dst, proto, sport, dport);
+    }
+
+    private FlowRateEvent flowRate(Fields ev, Fields fl, int i) throws MalformedBatchException {
+        FlowKey flow = flowKey(ev, fl, i);
         ConnectPoint port = connectPoint(ev, i);
         String macText = ev.string(E_DST_MAC, EVENT_FIELDS, "", i);
         MacAddress dstMac = macs.get(macText);
@@ -296,7 +369,7 @@ public final class TelemetryBatchCodec {
             }
             lowConfidence = "true".equals(v);
         }
-        return new FlowRateEvent(FlowKey.of(src, dst, proto, sport, dport), port, dstMac, rate, samples,
+        return new FlowRateEvent(flow, port, dstMac, rate, samples,
                 first, last, estimator, lowConfidence);
     }
 
@@ -348,21 +421,25 @@ public final class TelemetryBatchCodec {
     }
 
     private ConnectPoint connectPoint(Fields ev, int i) throws MalformedBatchException {
-        String sw = ev.string(E_SWITCH, EVENT_FIELDS, "", i);
+        DeviceId device = device(ev.string(E_SWITCH, EVENT_FIELDS, "", i), "switch", i);
+        long port = ev.integer(E_PORT, EVENT_FIELDS, "", i, 0, 0xffffffffL);
+        return new ConnectPoint(device, PortNumber.portNumber(port));
+    }
+
+    private DeviceId device(String sw, String field, int i) throws MalformedBatchException {
         DeviceId device = devices.get(sw);
         if (device == null) {
             if (sw.isEmpty()) {
-                throw new MalformedBatchException(at(i) + "switch: must not be empty");
+                throw new MalformedBatchException(at(i) + field + ": must not be empty");
             }
             try {
                 device = DeviceId.deviceId(sw);
             } catch (IllegalArgumentException ex) {
-                throw new MalformedBatchException(at(i) + "switch: not a device id: \"" + abbreviate(sw) + "\"");
+                throw new MalformedBatchException(at(i) + field + ": not a device id: \"" + abbreviate(sw) + "\"");
             }
             remember(devices, sw, device);
         }
-        long port = ev.integer(E_PORT, EVENT_FIELDS, "", i, 0, 0xffffffffL);
-        return new ConnectPoint(device, PortNumber.portNumber(port));
+        return device;
     }
 
     private IpAddress ip(Fields fl, int field, int i) throws MalformedBatchException {
@@ -394,6 +471,7 @@ public final class TelemetryBatchCodec {
 
     private static final String EVENTS = "events";
     private static final String FLOW = "flow";
+    private static final String PATH = "path";
 
     private static final String[] ROOT_FIELDS = {"version", "collector", "seq", "sentUs", EVENTS};
     private static final int R_VERSION = 0;
@@ -405,7 +483,7 @@ public final class TelemetryBatchCodec {
     private static final String[] EVENT_FIELDS = {
         "type", FLOW, "switch", "port", "dstMac", "bytesPerSec", "samples", "firstSampleUs", "lastSampleUs",
         "estimator", "state", "utilization", "loadBps", "capacityBps", "sampleUs", "timeUs", "lowConfidence",
-        "signal", "value", "queue", "cause", "reportUs",
+        "signal", "value", "queue", "cause", "reportUs", "packets", "hop", "p50Ns", "p99Ns",
     };
     private static final int E_TYPE = 0;
     private static final int E_FLOW = 1;
@@ -429,6 +507,10 @@ public final class TelemetryBatchCodec {
     private static final int E_QUEUE = 19;
     private static final int E_CAUSE = 20;
     private static final int E_REPORT_US = 21;
+    private static final int E_PACKETS = 22;
+    private static final int E_HOP = 23;
+    private static final int E_P50_NS = 24;
+    private static final int E_P99_NS = 25;
 
     private static final String[] FLOW_FIELDS = {"src", "dst", "proto", "sport", "dport"};
     private static final int F_SRC = 0;
@@ -470,6 +552,43 @@ public final class TelemetryBatchCodec {
             }
         }
         return -1;
+    }
+
+    /** A PINT_PATH event's {@code path}: the strings of an array, at most one past the bound kept. */
+    private static final class PathField {
+        byte kind;
+        int count;
+        int badItem;
+        final List<String> items = new ArrayList<>();
+
+        void clear() {
+            kind = K_MISSING;
+            count = 0;
+            badItem = -1;
+            items.clear();
+        }
+
+        void read(JsonParser p, JsonToken t) throws IOException {
+            kind = kindOf(t);
+            if (t != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                return;
+            }
+            JsonToken item;
+            while ((item = p.nextToken()) != JsonToken.END_ARRAY) {
+                if (item == JsonToken.VALUE_STRING) {
+                    if (count < PintPathEvent.MAX_HOPS) {
+                        items.add(p.getText());
+                    }
+                } else {
+                    if (badItem < 0) {
+                        badItem = count;
+                    }
+                    p.skipChildren();
+                }
+                count++;
+            }
+        }
     }
 
     /** The scalar fields of one JSON object as read, validated once the object is complete. */
@@ -594,67 +713,14 @@ public final class TelemetryBatchCodec {
     }
 
     /**
-     * Encodes a batch as a JSON tree (what a collector sends).
+     * Encodes a batch as a JSON tree (what a collector sends), with the lowest version that
+     * carries its events ({@link TelemetryBatch#version()}).
      *
      * @param batch the batch
      * @return JSON object
      */
     public ObjectNode encode(TelemetryBatch batch) {
-        ObjectNode root = mapper.createObjectNode();
-        root.put("version", batch.intSignals().isEmpty() ? TelemetryBatch.VERSION : TelemetryBatch.VERSION_INT);
-        root.put("collector", batch.collector());
-        root.put("seq", batch.seq());
-        root.put("sentUs", batch.sentUs());
-        ArrayNode events = root.putArray("events");
-        for (TelemetryEvent e : batch.events()) {
-            ObjectNode n = events.addObject();
-            if (e instanceof FlowRateEvent) {
-                FlowRateEvent f = (FlowRateEvent) e;
-                n.put("type", FLOW_RATE);
-                ObjectNode flow = n.putObject("flow");
-                flow.put("src", f.flow().src().toString());
-                flow.put("dst", f.flow().dst().toString());
-                flow.put("proto", f.flow().proto());
-                flow.put("sport", f.flow().srcPort());
-                flow.put("dport", f.flow().dstPort());
-                n.put("switch", f.port().deviceId().toString());
-                n.put("port", f.port().port().toLong());
-                n.put("dstMac", f.dstMac().toString());
-                n.put("bytesPerSec", f.bytesPerSec());
-                n.put("samples", f.samples());
-                n.put("firstSampleUs", f.firstSampleUs());
-                n.put("lastSampleUs", f.lastSampleUs());
-                n.put("estimator", f.estimator().name());
-                if (f.lowConfidence()) {
-                    n.put("lowConfidence", true);
-                }
-            } else {
-                PortCongestionNotice c = (PortCongestionNotice) e;
-                n.put("type", PORT_CONGESTION);
-                n.put("switch", c.port().deviceId().toString());
-                n.put("port", c.port().port().toLong());
-                n.put("state", c.state().name());
-                n.put("utilization", c.utilization());
-                n.put("loadBps", c.loadBps());
-                n.put("capacityBps", c.capacityBps());
-                n.put("sampleUs", c.sampleUs());
-                n.put("timeUs", c.timeUs());
-            }
-        }
-        for (IntPortSignal s : batch.intSignals()) {
-            ObjectNode n = events.addObject();
-            n.put("type", INT_PORT);
-            n.put("switch", s.port().deviceId().toString());
-            n.put("port", s.port().port().toLong());
-            n.put("signal", s.signal().name());
-            n.put("value", s.value());
-            if (s.queue() >= 0) {
-                n.put("queue", s.queue());
-            }
-            n.put("cause", s.cause().name());
-            n.put("reportUs", s.reportUs());
-        }
-        return root;
+        return TelemetryBatchWriter.encode(mapper, batch);
     }
 
     /**

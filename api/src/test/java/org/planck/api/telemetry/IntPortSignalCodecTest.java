@@ -72,7 +72,7 @@ public class IntPortSignalCodecTest {
         assertRejected(root -> event(root).put("cause", "BORED"), "events[0].cause: unknown cause \"BORED\"");
         assertRejected(root -> event(root).remove("reportUs"), "events[0].reportUs: missing");
         assertRejected(root -> event(root).put("switch", ""), "events[0].switch: must not be empty");
-        assertRejected(root -> root.put("version", 3), "version: unsupported 3");
+        assertRejected(root -> root.put("version", 4), "version: unsupported 4");
     }
 
     private static ObjectNode event(ObjectNode root) {

@@ -56,7 +56,30 @@ public class TelemetryBatchCodecPropertyTest {
                         first, first + (r.nextLong() >>> 40), RateEstimator.values()[r.nextInt(3)]));
             }
         }
-        return new TelemetryBatch("c" + r.nextInt(100), r.nextLong() >>> 1, r.nextLong(), events);
+        // A third of the batches also carry PINT events (version 3).
+        List<PintPathEvent> paths = new ArrayList<>();
+        List<PintHopLatency> latencies = new ArrayList<>();
+        if (r.nextInt(3) == 0) {
+            int m = r.nextInt(maxEvents / 2 + 1);
+            for (int i = 0; i < m; i++) {
+                FlowKey f = FlowKey.of(IpAddress.valueOf(r.nextInt()), IpAddress.valueOf(r.nextInt()), r.nextInt(256),
+                        r.nextInt(65536), r.nextInt(65536));
+                if (r.nextBoolean()) {
+                    List<DeviceId> path = new ArrayList<>();
+                    for (int h = 0, k = 1 + r.nextInt(PintPathEvent.MAX_HOPS); h < k; h++) {
+                        path.add(DeviceId.deviceId(String.format("of:%016x", r.nextInt(64))));
+                    }
+                    paths.add(new PintPathEvent(f, path, 1 + (r.nextLong() >>> 1) % 100_000,
+                            PintPathEvent.Cause.values()[r.nextInt(2)], r.nextLong()));
+                } else {
+                    latencies.add(new PintHopLatency(f, 1 + r.nextInt(PintPathEvent.MAX_HOPS),
+                            r.nextBoolean() ? null : DeviceId.deviceId(String.format("of:%016x", r.nextInt(64))),
+                            1 + (r.nextLong() >>> 1) % 1_000_000, r.nextLong() >>> 1, r.nextLong() >>> 1, r.nextLong()));
+                }
+            }
+        }
+        return new TelemetryBatch("c" + r.nextInt(100), r.nextLong() >>> 1, r.nextLong(), events, List.of(), paths,
+                latencies);
     }
 
     @Test

@@ -123,7 +123,7 @@ public class TelemetryBatchCodecTest {
 
     @Test
     public void rejectsWrongVersion() {
-        assertMutationRejected(root -> root.put("version", 3), "version: unsupported 3");
+        assertMutationRejected(root -> root.put("version", 4), "version: unsupported 4");
         assertMutationRejected(root -> root.put("version", "1"), "version: unsupported \"1\"");
         assertMutationRejected(root -> root.put("version", 1.0), "version: unsupported 1.0");
         assertMutationRejected(root -> root.remove("version"), "version: missing");

@@ -28,6 +28,7 @@ import org.planck.api.config.CongestionSignal;
 import org.planck.api.config.PlanckSettings;
 import org.planck.api.inband.IntCongestionSink;
 import org.planck.api.inband.IntSignalSink;
+import org.planck.api.inband.PintEventSink;
 import org.planck.api.telemetry.CongestionSource;
 import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.FlowRateEvent;
@@ -92,7 +93,8 @@ import static org.slf4j.LoggerFactory.getLogger;
  * INT_PORT signals (telemetry-events-v2) of known ports go to the INT port state
  * ({@link IntSignalSink}, the inband component); its queue congestion marks come back through
  * {@link IntCongestionSink} and count in a port's congestion state as the network config's
- * congestion signal says.
+ * congestion signal says. PINT events (telemetry-events-v3) go to path conformance
+ * ({@link PintEventSink}); without it they are counted as unhandled.
  */
 @Component(immediate = true,
         service = {TelemetryIngestService.class, FlowStateService.class, PortLoadService.class,
@@ -128,6 +130,10 @@ public class TelemetryStateManager
     /** The INT port state, when running: receives the INT_PORT signals of ingested batches. */
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
     protected volatile IntSignalSink intSignalSink;
+
+    /** PINT path conformance, when running: receives the PINT events of ingested batches. */
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC)
+    protected volatile PintEventSink pintEventSink;
 
     /** Controller clock for record ages and expiry; tests substitute a manual clock. */
     protected Clock clock = Clock.systemUTC();
@@ -173,6 +179,8 @@ public class TelemetryStateManager
     private final LongAdder lostBatches = new LongAdder();
     private final LongAdder expiredFlows = new LongAdder();
     private final LongAdder droppedFlowEvents = new LongAdder();
+    private final LongAdder pintApplied = new LongAdder();
+    private final LongAdder pintUnhandled = new LongAdder();
 
     /**
      * Wires and activates a manager outside OSGi, as the lab and benchmarks run it, with the
@@ -315,6 +323,16 @@ public class TelemetryStateManager
         return flowIdleTimeoutMs;
     }
 
+    /**
+     * Hands the PINT events of ingested batches to a sink when running outside OSGi (tests,
+     * benchmarks); OSGi binds it as a dynamic reference.
+     *
+     * @param sink path conformance, or null to stop handing events over
+     */
+    public void setPintEventSink(PintEventSink sink) {
+        this.pintEventSink = sink;
+    }
+
     // ---- ingestion ----
 
     @Override
@@ -360,6 +378,18 @@ public class TelemetryStateManager
         if (sink != null && !intSignals.isEmpty()) {
             // Outside stateLock: the sink calls back into setIntQueueCongested.
             sink.accept(batch.collector(), intSignals, receivedNanos);
+        }
+        PintEventSink pint = pintEventSink;
+        int pintEvents = batch.pintPaths().size() + batch.pintLatencies().size();
+        if (pintEvents > 0) {
+            if (pint != null) {
+                // PINT events name flows and paths, not ports: the conformance view judges the path.
+                pint.accept(batch.collector(), batch.pintPaths(), batch.pintLatencies());
+                pintApplied.add(pintEvents);
+                tally.accepted += pintEvents;
+            } else {
+                pintUnhandled.add(pintEvents);
+            }
         }
         return new IngestResult(tally.accepted, tally.noDevice, tally.noPort);
     }
@@ -655,6 +685,7 @@ public class TelemetryStateManager
     public IngestCounters counters() {
         return new IngestCounters(batches.sum(), rejectedBatches.sum(), flowRateEvents.sum(),
                 congestionNotices.sum(), unknownDevice.sum(), unknownPort.sum(), staleEvents.sum(),
-                lostBatches.sum(), expiredFlows.sum(), droppedFlowEvents.sum());
+                lostBatches.sum(), expiredFlows.sum(), droppedFlowEvents.sum(), pintApplied.sum(),
+                pintUnhandled.sum());
     }
 }

@@ -8,6 +8,9 @@ import org.apache.karaf.shell.api.action.Option;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.onlab.packet.IpAddress;
 import org.onosproject.cli.AbstractShellCommand;
+import org.planck.api.inband.ConformanceStatus;
+import org.planck.api.inband.FlowConformance;
+import org.planck.api.inband.PathConformanceService;
 import org.onosproject.net.ConnectPoint;
 import org.onosproject.net.Host;
 import org.onosproject.net.HostId;
@@ -20,6 +23,7 @@ import org.planck.api.telemetry.TelemetryJson;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -82,12 +86,35 @@ public class FlowsCommand extends AbstractShellCommand {
             print("%s", array);
             return;
         }
+        PathConformanceService pint = pathConformance();
         for (FlowRecord r : shown) {
-            print("%s switch=%s port=%s rate=%.3f Mb/s dstMac=%s estimator=%s collector=%s%s",
-                    r.flow(), r.port().deviceId(), r.port().port(), r.bytesPerSec() * 8 / 1e6, r.dstMac(),
-                    r.estimator(), r.collector(), congestedPorts.contains(r.port()) ? " CONGESTED" : "");
+            Optional<FlowConformance> c = pint == null ? Optional.empty() : pint.flow(r.flow());
+            print("%s", line(r, congestedPorts.contains(r.port()), c.map(FlowConformance::status).orElse(null)));
         }
         print("%d of %d flow records", shown.size(), selected.size());
+    }
+
+    /**
+     * One flow record's line.
+     *
+     * @param r         the record
+     * @param congested whether its port is congested
+     * @param pint      the flow's PINT path conformance, null if it has none
+     * @return the line
+     */
+    static String line(FlowRecord r, boolean congested, ConformanceStatus pint) {
+        return String.format("%s switch=%s port=%s rate=%.3f Mb/s dstMac=%s estimator=%s collector=%s%s%s",
+                r.flow(), r.port().deviceId(), r.port().port(), r.bytesPerSec() * 8 / 1e6, r.dstMac(),
+                r.estimator(), r.collector(), congested ? " CONGESTED" : "", pint == null ? "" : " pint=" + pint);
+    }
+
+    // Path conformance is optional for this listing: without it the lines carry no pint= field.
+    private PathConformanceService pathConformance() {
+        try {
+            return get(PathConformanceService.class);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private Set<IpAddress> resolveHost(String text) {

@@ -1,7 +1,11 @@
 package org.planck.lab.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.planck.api.inband.ConformanceFilter;
+import org.planck.api.inband.FlowConformance;
+import org.planck.api.inband.PintJson;
 import com.sun.net.httpserver.BasicAuthenticator;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -38,6 +42,8 @@ import static com.google.common.base.Preconditions.checkNotNull;
 public final class TelemetryEndpoint implements AutoCloseable {
     /** Path of the endpoint, as on ONOS. */
     public static final String PATH = "/onos/planck/v1/telemetry/events";
+    /** The running PlanckTE controller's PINT path-conformance view, as the app serves it. */
+    public static final String PINT_FLOWS_PATH = "/onos/planck/v1/pint/flows";
 
     private static final Logger log = LoggerFactory.getLogger(TelemetryEndpoint.class);
 
@@ -72,12 +78,14 @@ public final class TelemetryEndpoint implements AutoCloseable {
         // One thread: batches are applied in arrival order, as one collector sends them.
         ExecutorService executor = Executors.newSingleThreadExecutor(LoopThreads.factory("lab-telemetry"));
         TelemetryEndpoint endpoint = new TelemetryEndpoint(server, executor);
-        server.createContext(PATH, endpoint::handle).setAuthenticator(new BasicAuthenticator("planck-lab") {
+        BasicAuthenticator auth = new BasicAuthenticator("planck-lab") {
             @Override
             public boolean checkCredentials(String u, String p) {
                 return constantTimeEquals(user, u) & constantTimeEquals(password, p);
             }
-        });
+        };
+        server.createContext(PATH, endpoint::handle).setAuthenticator(auth);
+        server.createContext(PINT_FLOWS_PATH, endpoint::handlePintFlows).setAuthenticator(auth);
         server.setExecutor(executor);
         server.start();
         return endpoint;
@@ -167,6 +175,35 @@ public final class TelemetryEndpoint implements AutoCloseable {
             }
             batches.incrementAndGet();
             respond(ex, 200, TelemetryJson.ingestResult(mapper, result));
+        } finally {
+            ex.close();
+        }
+    }
+
+    private void handlePintFlows(HttpExchange ex) throws IOException {
+        try {
+            if (!PINT_FLOWS_PATH.equals(ex.getRequestURI().getPath())) {
+                error(ex, 404, "no such resource");
+                return;
+            }
+            if (!"GET".equals(ex.getRequestMethod())) {
+                ex.getResponseHeaders().add("Allow", "GET");
+                error(ex, 405, "only GET is allowed");
+                return;
+            }
+            TelemetrySink s = sink.get();
+            if (!(s instanceof LabController)) {
+                error(ex, 503, "no PlanckTE run in progress");
+                return;
+            }
+            LabController c = (LabController) s;
+            ObjectNode root = mapper.createObjectNode();
+            ArrayNode flows = root.putArray("flows");
+            for (FlowConformance f : new ConformanceFilter(null, null).select(c.conformance(), Integer.MAX_VALUE)) {
+                flows.add(PintJson.flow(mapper, f));
+            }
+            root.set("counters", PintJson.counters(mapper, c.pintCounters()));
+            respond(ex, 200, root);
         } finally {
             ex.close();
         }

@@ -74,6 +74,23 @@ public final class ExperimentRunner {
         String collectorId = "c1";
         long pollStepMs = 50;
         boolean fabricSpin;
+        int pintPathBits;
+        PintConformanceLog pintLog;
+
+        /**
+         * PINT path tracing on the fabric's switches; PlanckTE runs record the controller's
+         * conformance view in the log.
+         *
+         * @param bits path digest bits, 0 (off) to 16
+         * @param log  where each PlanckTE run's conformance view goes, or null
+         * @return these options
+         */
+        public Options pint(int bits, PintConformanceLog log) {
+            checkArgument(bits >= 0 && bits <= 16, "PINT path bits must be 0-16");
+            pintPathBits = bits;
+            pintLog = log;
+            return this;
+        }
 
         public Options flowBytes(long v) {
             checkArgument(v > 0, "flow size must be positive");
@@ -268,7 +285,8 @@ public final class ExperimentRunner {
         }
         progress.runStarted(workload.label() + " / " + mode.label(), flowCount(workload));
         try (FabricLauncher.RunningFabric fabric = launcher.start(
-                new FabricSpec(mode.shape(), linkBps, options.controlListen, options.fabricSpin))) {
+                new FabricSpec(mode.shape(), linkBps, options.controlListen, options.fabricSpin,
+                               options.pintPathBits))) {
             return runOn(fabric.control(), workload, mode, linkBps, seed);
         } catch (EmulatorException e) {
             throw new IOException(workload.label() + " / " + mode.label() + ": " + e.getMessage(), e);
@@ -404,6 +422,10 @@ public final class ExperimentRunner {
         } finally {
             if (poller != null) {
                 poller.shutdownNow();
+            }
+            if (options.pintLog != null && mode == RoutingMode.PLANCK) {
+                options.pintLog.add(workload.label(), mode.label(), seed, controller.conformance(),
+                                    controller.pintCounters());
             }
             if (endpoint != null) {
                 endpoint.attach(null);

@@ -21,11 +21,16 @@ public final class FabricSpec {
     public static final int K = 4;
     /** Hosts of the experiment: k^3/4. */
     public static final int HOSTS = K * K * K / 4;
+    /** Path length the switches' PINT layer probabilities are tuned for: the fat tree's longest path. */
+    public static final int PINT_PATH_HOPS = 5;
+    /** PINT hash seed of the lab (the collector's pint-live default). */
+    public static final long PINT_SEED = 2020;
 
     private final Shape shape;
     private final long linkBps;
     private final String controlListen;
     private final boolean spin;
+    private final int pintPathBits;
 
     /**
      * A fabric.
@@ -47,6 +52,21 @@ public final class FabricSpec {
      * @param spin          busy-wait for each timeslot (exact pacing, one core busy) instead of sleeping
      */
     public FabricSpec(Shape shape, long linkBps, String controlListen, boolean spin) {
+        this(shape, linkBps, controlListen, spin, 0);
+    }
+
+    /**
+     * A fabric whose switches may run PINT path tracing.
+     *
+     * @param shape         topology
+     * @param linkBps       rate of every link and host port
+     * @param controlListen control API address, host:port
+     * @param spin          busy-wait for each timeslot instead of sleeping
+     * @param pintPathBits  bits of the IPv4 ID each packet's path digest takes, 0 (off) to 16
+     */
+    public FabricSpec(Shape shape, long linkBps, String controlListen, boolean spin, int pintPathBits) {
+        checkArgument(pintPathBits >= 0 && pintPathBits <= 16, "PINT path bits must be 0-16");
+        this.pintPathBits = pintPathBits;
         this.shape = checkNotNull(shape, "shape");
         checkArgument(linkBps > 0, "link rate must be positive");
         this.linkBps = linkBps;
@@ -84,7 +104,11 @@ public final class FabricSpec {
                 + "listen = " + tomlString(controlListen) + "\n"
                 // The fabric's control API answers the loop's rule batches: same priority as
                 // the loop's own threads.
-                + "rt_priority = " + LoopThreads.priority() + "\n";
+                + "rt_priority = " + LoopThreads.priority() + "\n"
+                // PINT on the switches (docs/pint.md): the collector's pint-live decodes with the
+                // same bits, path length and seed.
+                + (pintPathBits > 0 ? "\n[pint]\npath_bits = " + pintPathBits + "\npath_hops = " + PINT_PATH_HOPS
+                        + "\nseed = " + PINT_SEED + "\n" : "");
     }
 
     /** A TOML basic string; the values written here are addresses and names, escaped anyway. */

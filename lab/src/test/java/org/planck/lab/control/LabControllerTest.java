@@ -171,6 +171,61 @@ public class LabControllerTest {
         assertNotEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
     }
 
+    private static String pintPath(FlowKey f, List<?> devices, String cause) {
+        StringBuilder path = new StringBuilder();
+        for (Object d : devices) {
+            path.append(path.length() == 0 ? "" : ",").append('"').append(d).append('"');
+        }
+        return String.format("{\"version\":3,\"collector\":\"pint\",\"seq\":0,\"sentUs\":1,\"events\":[{"
+                + "\"type\":\"PINT_PATH\",\"flow\":{\"src\":\"%s\",\"dst\":\"%s\",\"proto\":6,\"sport\":%d,"
+                + "\"dport\":%d},\"path\":[%s],\"packets\":9,\"cause\":\"%s\",\"timeUs\":1}]}",
+                f.src(), f.dst(), f.srcPort(), f.dstPort(), path, cause);
+    }
+
+    private static List<Object> devices(RoutingPlan plan, MacAddress s, MacAddress d, int index) {
+        List<Object> out = new ArrayList<>();
+        plan.path(s, d, index).get().hops().forEach(h -> out.add(h.device()));
+        return out;
+    }
+
+    @Test
+    public void pintTracesConfirmAMoveOnlyOnTheNewPath() throws Exception {
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        RoutingPlan plan = c.install();
+        MacAddress[] m = new MacAddress[4];
+        FlowKey[] f = collidingFlows(plan, m);
+        ConnectPoint uplink = firstHop(plan, plan.graph().host(m[0]).get(), plan.graph().host(m[1]).get());
+        int old0 = plan.defaultPathIndex(m[0], m[1]).getAsInt();
+        int old1 = plan.defaultPathIndex(m[2], m[3]).getAsInt();
+        long now = LabController.nowUs();
+        c.ingest(codec.decode(pintPath(f[0], devices(plan, m[0], m[1], old0), "NEW_KEY")
+                .getBytes(StandardCharsets.UTF_8)), now);
+        c.ingest(codec.decode(pintPath(f[1], devices(plan, m[2], m[3], old1), "NEW_KEY")
+                .getBytes(StandardCharsets.UTF_8)), now);
+        c.ingest(codec.decode(batch(1, flowRate(f[0], uplink, 70e6, now) + "," + flowRate(f[1], uplink, 50e6, now)
+                + "," + congested(uplink, 0.96, now, now)).getBytes(StandardCharsets.UTF_8)), now);
+        c.awaitInstalled();
+        int moved = c.pathIndex(f[0], m[0], m[1]);
+        assertNotEquals(old0, moved);
+        java.util.Map<FlowKey, org.planck.api.inband.FlowConformance> view = new java.util.HashMap<>();
+        c.conformance().forEach(v -> view.put(v.flow(), v));
+        // Traced on its old path before the move: not confirmed.
+        assertEquals(org.planck.api.inband.ConformanceStatus.MOVE_PENDING, view.get(f[0]).status());
+        assertEquals(org.planck.api.inband.ConformanceStatus.CONFORMING, view.get(f[1]).status());
+        // The old path traced again after the move does not confirm it either.
+        c.ingest(codec.decode(pintPath(f[0], devices(plan, m[0], m[1], old0), "PATH_CHANGE")
+                .getBytes(StandardCharsets.UTF_8)), now);
+        assertEquals(org.planck.api.inband.ConformanceStatus.MOVE_PENDING, c.conformance().stream()
+                .filter(v -> v.flow().equals(f[0])).findFirst().get().status());
+        c.ingest(codec.decode(pintPath(f[0], devices(plan, m[0], m[1], moved), "PATH_CHANGE")
+                .getBytes(StandardCharsets.UTF_8)), now);
+        org.planck.api.inband.FlowConformance v = c.conformance().stream().filter(x -> x.flow().equals(f[0]))
+                .findFirst().get();
+        assertEquals(org.planck.api.inband.ConformanceStatus.MOVED_CONFIRMED, v.status());
+        assertTrue(v.confirmationMillis() >= 0);
+        assertEquals(1, c.pintCounters().confirmed());
+    }
+
     /** Two colliding flows at 90 + 70 MB/s on a 125 MB/s uplink, no notice; returns the moves. */
     private long movesForRatesAlone(boolean lowConfidence) throws Exception {
         LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);

@@ -96,7 +96,7 @@ public class TelemetryEndpointTest {
     public void malformedBatchesAre400WithReasonAndNothingApplied() throws Exception {
         String[] bad = {
             "{not json",
-            VALID.replace("\"version\":1", "\"version\":3"),
+            VALID.replace("\"version\":1", "\"version\":4"),
             VALID.replace("\"state\":\"CONGESTED\"", "\"state\":\"HOT\""),
             VALID.replace("\"port\":3", "\"port\":-3"),
             VALID.replace("\"seq\":1,", ""),

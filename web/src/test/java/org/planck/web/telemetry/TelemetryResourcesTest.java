@@ -130,7 +130,7 @@ public class TelemetryResourcesTest extends ResourceTest {
         Map<String, ?> before = Map.copyOf(telemetry.flows);
         String[][] cases = {
             {"{\"version\":", "malformed JSON"},
-            {example.replace("\"version\": 1", "\"version\": 3"), "version: unsupported 3"},
+            {example.replace("\"version\": 1", "\"version\": 4"), "version: unsupported 4"},
             {example.replace("\"sport\": 41234", "\"sport\": 70000"), "events[0].flow.sport: expected an integer in 0..65535"},
             {example.replace("\"CONGESTED\"", "\"BUSY\""), "events[1].state: unknown state \"BUSY\""},
             {example.replace("\"bytesPerSec\": 118000000.0", "\"bytesPerSec\": -1"), "events[0].bytesPerSec: expected a finite number >= 0"},
