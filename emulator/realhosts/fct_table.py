@@ -8,6 +8,12 @@ emulator's own added latency counts as error); without a kernel run, each networ
 Per network, load and size bin: the mean over seeds of each seed's mean, with a 95 %
 t-interval over seeds; the p99 pooled over seeds. Emulated vs kernel: the difference of means.
 
+An emulated run counts only if the emulator kept real time by the system test's rule
+(src/test/system/emu-realhosts.sh): p99 lag <= 20 packet times at the link rate (240 us at
+1 Gb/s, what a queue of 20 packets takes to drain) and max lag <= 20 ms. Runs that broke it
+are listed with their lag and left out of the table and comparison (a lagging emulator
+stretches every RTT: its FCTs measure the machine, not the scheme).
+
 Usage: fct_table.py OUT_DIR [> table.md]
 """
 import csv
@@ -45,12 +51,23 @@ def p99(xs):
 def main(out):
     meta = json.load(open(os.path.join(out, "meta.json")))
     gbps = float(meta["gbps"])
-    runs = {}  # (net, load, seed) -> dir
+    p99_bound = 20 * FRAME * 8 / (gbps * 1e3)  # us
+    runs, lagged = {}, []  # (net, load, seed) -> dir; runs the emulator did not keep up with
     for d in glob.glob(os.path.join(out, "*", "load*", "seed*")):
         net, load, seed = d.split(os.sep)[-3:]
-        runs[(net, float(load[4:]), int(seed[4:]))] = d
-    nets = sorted({k[0] for k in runs}, key=lambda n: (not n.startswith("emu"), n))
-    loads = sorted({k[1] for k in runs})
+        key = (net, float(load[4:]), int(seed[4:]))
+        sp = os.path.join(d, "emu.summary.json")
+        if os.path.exists(sp) and os.path.getsize(sp) > 0:
+            rt = json.load(open(sp)).get("realtime") or {}
+            if not (rt.get("p99_lag_us", 1e18) <= p99_bound and rt.get("max_lag_us", 1e18) <= 20_000):
+                lagged.append((key, rt))
+                continue
+        elif net.startswith("emu"):
+            lagged.append((key, {}))
+            continue
+        runs[key] = d
+    nets = sorted({k[0] for k in runs} | {k[0] for k, _ in lagged}, key=lambda n: (not n.startswith("emu"), n))
+    loads = sorted({k[1] for k in runs} | {k[1] for k, _ in lagged})
 
     def rtt(net):
         xs = [float(open(os.path.join(d, "rtt_us")).read() or "nan")
@@ -140,6 +157,12 @@ def main(out):
                 ma, mb = mean_ci(xa)[0], mean_ci(xb)[0]
                 cells.append("-" if ma != ma or mb != mb else f"{100 * (ma - mb) / mb:+.0f} %")
             w(f"| {e} vs {k} | {load:g} | " + " | ".join(cells) + " |\n")
+    if lagged:
+        w(f"\nLeft out: emulated runs that broke the real-time rule (p99 lag <= {p99_bound:.0f} us, "
+          "max <= 20 ms):\n\n| network | load | seed | p99 lag us | max lag us | CPU share |\n|---|---|---|---|---|---|\n")
+        for (n, l, sd), rt in sorted(lagged):
+            w(f"| {n} | {l:g} | {sd} | {rt.get('p99_lag_us', float('nan')):.0f} | "
+              f"{rt.get('max_lag_us', float('nan')):.0f} | {rt.get('cpu_share', float('nan')):.2f} |\n")
     emu = [(n, l) for (n, l), st in stats.items() if st["emu"]]
     if emu:
         w("\nEmulator per run (worst over seeds): lag behind the wall clock, its thread's CPU share, "

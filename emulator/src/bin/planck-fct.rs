@@ -411,3 +411,24 @@ fn client(o: ClientOpts) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_follows_the_remaining_size() {
+        assert_eq!(class_for_remaining(1), 0);
+        assert_eq!(class_for_remaining(10_000), 0);
+        assert_eq!(class_for_remaining(10_001), 1);
+        assert_eq!(class_for_remaining(1_000_000), 4);
+        assert_eq!(class_for_remaining(10_000_001), 7);
+        // Never more urgent as more remains.
+        let mut prev = 0;
+        for left in (1..40_000_000).step_by(9_973) {
+            let c = class_for_remaining(left);
+            assert!(c >= prev);
+            prev = c;
+        }
+    }
+}
