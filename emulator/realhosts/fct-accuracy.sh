@@ -170,6 +170,7 @@ kern_up() { # leaf qdisc args
 run_load() { # net run-dir load seed
   local net=$1 dir=$2 load=$3 seed=$4 c
   mkdir -p "$dir"
+  cut -d' ' -f1 /proc/loadavg >"$dir/loadavg"
   case $net in emu-*) emu_start "$dir" ;; esac
   ip netns exec "${P}c0" ping -q -c 20 -i 0.01 "$(ip_of s0)" | awk -F/ '/^rtt/ {print $5 * 1000}' >"$dir/rtt_us"
   local servers
@@ -183,6 +184,7 @@ run_load() { # net run-dir load seed
     cpids+=($!)
   done
   for p in "${cpids[@]}"; do wait "$p" || echo "client exited $? ($dir)" >&2; done
+  cut -d' ' -f1 /proc/loadavg >>"$dir/loadavg"
   case $net in emu-*) stop_emu ;; esac
 }
 
