@@ -9,8 +9,12 @@
 #   emu-hull      the emulated rack, HULL phantom queues (defaults: gamma 0.95, mark above 2 packets), ECN
 #   kern-droptail a kernel reference: a Linux bridge in a namespace, every port shaped to GBPS
 #                 by HTB with a pfifo of BUFFER packets
+#   kern-ecn      the same pfifo, and DCTCP-style marking at K by a tc egress BPF program
+#                 (ecn_marker.bpf.c: CE on ECT frames arriving to a virtual copy of the
+#                 port's queue, drained at GBPS, of >= K frames), ECN on in the hosts; needs
+#                 clang and libbpf-dev (scripts/deps.sh)
 #   kern-red      the same with RED marking at K (min K, max K+1 packets, probability 1,
-#                 EWMA weight 1/2, ecn), ECN on in the hosts
+#                 EWMA weight 1/2, ecn), ECN on in the hosts; needs sch_red
 # Hosts' own interfaces are shaped to GBPS too (HTB, pfifo 1024 = the emulator's NIC queue).
 # Senders (the servers) run cubic, set per socket (this kernel has no tcp_dctcp, and its
 # namespaces default to bbr); with ECN, cubic halves on a mark.
@@ -24,7 +28,7 @@
 set -euo pipefail
 
 OUT=${1:?usage: fct-accuracy.sh OUT_DIR}
-NETS=${NETS:-emu-droptail kern-droptail emu-dctcp emu-pfabric emu-hull}
+NETS=${NETS:-emu-droptail kern-droptail emu-dctcp kern-ecn emu-pfabric emu-hull}
 LOADS=${LOADS:-0.2 0.4 0.6}
 SEEDS=${SEEDS:-1 2 3}
 RUN_SECONDS=${RUN_SECONDS:-20}
@@ -163,6 +167,10 @@ kern_up() { # leaf qdisc args
     ip netns exec "${P}sw" tc class add dev "$P$h-e" parent 1: classid 1:1 htb rate "${GBPS}gbit" ceil "${GBPS}gbit" quantum 1514
     # shellcheck disable=SC2086
     ip netns exec "${P}sw" tc qdisc add dev "$P$h-e" parent 1:1 handle 10: $1
+    if [ -n "${2:-}" ]; then
+      ip netns exec "${P}sw" tc qdisc add dev "$P$h-e" clsact
+      ip netns exec "${P}sw" tc filter add dev "$P$h-e" egress bpf da obj "$2" sec tc
+    fi
     i=$((i + 1))
   done
 }
@@ -176,6 +184,11 @@ run_load() { # net run-dir load seed
   local servers
   servers=$(for s in "${SERVERS[@]}"; do printf '%s:5300,' "$(ip_of "$s")"; done | sed 's/,$//')
   local cpids=()
+  ce_count() { for c in "${CLIENTS[@]}"; do
+      ip netns exec "$P$c" nstat -saz IpExtInCEPkts | awk '$1 == "IpExtInCEPkts" {print $2}'
+    done | awk '{s += $1} END {print s + 0}'; }
+  local ce0
+  ce0=$(ce_count)
   for c in "${!CLIENTS[@]}"; do
     timeout $((RUN_SECONDS + DRAIN_SECONDS + 30)) ip netns exec "$P${CLIENTS[$c]}" "$FCT" client \
       --servers "$servers" --load "$load" --link-gbps "$GBPS" --seconds "$RUN_SECONDS" \
@@ -184,6 +197,7 @@ run_load() { # net run-dir load seed
     cpids+=($!)
   done
   for p in "${cpids[@]}"; do wait "$p" || echo "client exited $? ($dir)" >&2; done
+  echo $(($(ce_count) - ce0)) >"$dir/ce_at_clients"  # CE packets the clients received
   cut -d' ' -f1 /proc/loadavg >>"$dir/loadavg"
   case $net in emu-*) stop_emu ;; esac
 }
@@ -198,6 +212,12 @@ k = $K"; ecn=1 ;;
     emu-pfabric) emu_up 'kind = "pfabric"'; ecn=0; tos=--tos-by-remaining ;;
     emu-hull) emu_up 'kind = "hull"'; ecn=1 ;;
     kern-droptail) kern_up "pfifo limit $BUFFER"; ecn=0 ;;
+    kern-ecn)
+      clang-14 -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu \
+        -DRATE_BPS="$(awk -v g="$GBPS" 'BEGIN {printf "%d", g * 1e9}')" \
+        -DK_BYTES=$((K * 1514)) -DLIMIT_BYTES=$((BUFFER * 1514)) \
+        -c "$REPO/emulator/realhosts/ecn_marker.bpf.c" -o "$OUT/ecn_marker.o"
+      kern_up "pfifo limit $BUFFER" "$OUT/ecn_marker.o"; ecn=1 ;;
     kern-red)
       # Needs sch_red (this machine's kernel, built without modules, has only HTB, TBF and
       # the FIFOs): refuse clearly rather than run something else under its name.

@@ -26,7 +26,7 @@ import sys
 
 BINS = [(0, 10e3, "<= 10 KB"), (10e3, 100e3, "10-100 KB"), (100e3, 1e6, "100 KB-1 MB"),
         (1e6, 10e6, "1-10 MB"), (10e6, float("inf"), "> 10 MB")]
-PAIRS = [("emu-droptail", "kern-droptail"), ("emu-dctcp", "kern-red")]
+PAIRS = [("emu-droptail", "kern-droptail"), ("emu-dctcp", "kern-ecn"), ("emu-dctcp", "kern-red")]
 MSS, FRAME = 1448, 1514
 # t quantiles (0.975) by degrees of freedom
 T975 = {1: 12.71, 2: 4.30, 3: 3.18, 4: 2.78, 5: 2.57, 6: 2.45, 7: 2.36, 8: 2.31, 9: 2.26}
