@@ -89,6 +89,9 @@ def main(out):
         st = stats.setdefault((net, load), {"bins": [[] for _ in BINS], "pooled": [[] for _ in BINS],
                                             "flows": 0, "ok": 0, "unfinished": 0, "not_started": 0,
                                             "failed": 0, "emu": [], "loadavg": []})
+        ce = os.path.join(d, "ce_at_clients")
+        if os.path.exists(ce):
+            st.setdefault("ce", []).append(int(open(ce).read().strip() or 0))
         la = os.path.join(d, "loadavg")
         if os.path.exists(la):
             st["loadavg"] += [float(x) for x in open(la).read().split()]
@@ -133,8 +136,8 @@ def main(out):
       + ", ".join(f"{n} {rtts[n]:.0f} us" for n in nets)
       + (f"; ideal FCT uses {base:.0f} us" if base is not None else "") + "\n\n")
     w("Mean normalised FCT (mean over seeds of each seed's mean, +- 95 % CI over seeds) and pooled p99:\n\n")
-    w("| network | load | " + " | ".join(b[2] for b in BINS) + " | p99 <= 100 KB | flows ok / unfinished / not started / failed | machine load average |\n")
-    w("|---|---|" + "---|" * (len(BINS) + 3) + "\n")
+    w("| network | load | " + " | ".join(b[2] for b in BINS) + " | p99 <= 100 KB | flows ok / unfinished / not started / failed | CE at clients | machine load average |\n")
+    w("|---|---|" + "---|" * (len(BINS) + 4) + "\n")
     for net in nets:
         for load in loads:
             st = stats.get((net, load))
@@ -147,6 +150,7 @@ def main(out):
             small = st["pooled"][0] + st["pooled"][1]
             w(f"| {net} | {load:g} | " + " | ".join(cells) + f" | {p99(small):.2f} | "
               f"{st['ok']} / {st['unfinished']} / {st['not_started']} / {st['failed']} | "
+              + (str(sum(st["ce"])) if st.get("ce") else "-") + " | "
               + (f"{min(st['loadavg']):.0f}-{max(st['loadavg']):.0f}" if st["loadavg"] else "-") + " |\n")
     w("\nEmulated against kernel reference (difference of the mean normalised FCT, % of the kernel's):\n\n")
     w("| emulated vs kernel | load | " + " | ".join(b[2] for b in BINS) + " |\n")
