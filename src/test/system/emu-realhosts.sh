@@ -22,7 +22,8 @@
 # (summary realtime, a histogram of every slot's lag): p99 lag <= 240 us and max lag <= 20 ms.
 # Why: frames enter the emulated network in the slot they reached the veth whatever the lag,
 # so a lag only delays what the emulator writes to the hosts, i.e. it stretches the flows'
-# RTT (about 0.1 ms through the idle emulator, printed; 0.3 ms with the queue at K). A lag
+# RTT (the emulated path alone: 84 us, links and serialisation both ways; 0.32 ms with the
+# queue at K; the test prints the ping RTT through the idle emulator). A lag
 # shorter than the time the queue at K takes to drain (K x 12 us = 240 us at 1 Gb/s) is
 # covered by that queue, so the port stays busy; the max bound keeps any single stall at a
 # tenth of Linux's 200 ms minimum RTO (no spurious timeout) and a fifth of a 100 ms rate bin.
