@@ -209,6 +209,29 @@ mod tests {
         assert!((h.fraction_over(299.0) - 0.02).abs() < 1e-9);
     }
 
+    proptest::proptest! {
+        /// Quantiles from the histogram are the exact ones rounded up by at most its resolution.
+        #[test]
+        fn quantiles_bound_the_exact_ones(
+            lags in proptest::collection::vec(0u64..50_000_000, 1..400),
+            q in 0.01f64..1.0,
+        ) {
+            let mut h = LagHistogram::default();
+            for &l in &lags {
+                h.record(l as f64);
+            }
+            let mut sorted = lags.clone();
+            sorted.sort_unstable();
+            let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+            let exact = sorted[rank - 1] as f64;
+            let got = h.quantile(q);
+            proptest::prop_assert!(got >= exact, "q {} got {} < exact {}", q, got, exact);
+            proptest::prop_assert!(got <= exact + exact / 64.0 + 1.0, "q {} got {} >> exact {}", q, got, exact);
+            let over = sorted.iter().filter(|&&l| l as f64 > 1000.0).count() as f64 / sorted.len() as f64;
+            proptest::prop_assert!((h.fraction_over(1000.0) - over).abs() < 1e-9);
+        }
+    }
+
     #[test]
     fn empty_histogram_reports_zero() {
         let s = LagHistogram::default().summary();
