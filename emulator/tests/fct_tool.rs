@@ -27,7 +27,13 @@ fn free_port() -> u16 {
 
 fn server(port: u16) -> Killed {
     let child = StdCommand::new(cargo_bin("planck-fct"))
-        .args(["server", "--bind", &format!("127.0.0.1:{port}"), "--seconds", "30"])
+        .args([
+            "server",
+            "--bind",
+            &format!("127.0.0.1:{port}"),
+            "--seconds",
+            "30",
+        ])
         .spawn()
         .unwrap();
     // Wait until it listens.
@@ -70,7 +76,11 @@ fn client_records_every_flow_it_fetched() {
         .stderr(contains("flows:"));
     let mut rdr = csv::Reader::from_path(&out).unwrap();
     let rows: Vec<csv::StringRecord> = rdr.records().map(|r| r.unwrap()).collect();
-    assert!((10..=100).contains(&rows.len()), "{} flows in 1 s", rows.len());
+    assert!(
+        (10..=100).contains(&rows.len()),
+        "{} flows in 1 s",
+        rows.len()
+    );
     let mut starts = Vec::new();
     for r in &rows {
         assert_eq!(&r[5], "ok", "flow {} not completed: {:?}", &r[0], r);

@@ -128,7 +128,9 @@ fn main() {
 /// class = 7 - IP precedence, and pFabric serves the lowest class first, so a
 /// response carries (a coarse, 8-level) remaining size as pFabric prescribes.
 /// Bounds follow the web-search sizes' quantiles.
-const CLASS_BOUNDS: [u64; 7] = [10_000, 30_000, 80_000, 200_000, 1_000_000, 3_000_000, 10_000_000];
+const CLASS_BOUNDS: [u64; 7] = [
+    10_000, 30_000, 80_000, 200_000, 1_000_000, 3_000_000, 10_000_000,
+];
 
 fn class_for_remaining(left: u64) -> u8 {
     CLASS_BOUNDS.iter().position(|&b| left <= b).unwrap_or(7) as u8
