@@ -199,7 +199,19 @@ run_load() { # net run-dir load seed
   for p in "${cpids[@]}"; do wait "$p" || echo "client exited $? ($dir)" >&2; done
   echo $(($(ce_count) - ce0)) >"$dir/ce_at_clients"  # CE packets the clients received
   cut -d' ' -f1 /proc/loadavg >>"$dir/loadavg"
-  case $net in emu-*) stop_emu ;; esac
+  case $net in
+    emu-*)
+      stop_emu
+      python3 - "$dir/emu.summary.json" "$GBPS" <<'PY' || true
+import json, sys
+r = json.load(open(sys.argv[1]))["realtime"]
+bound = 20 * 1514 * 8 / (float(sys.argv[2]) * 1e3)  # fct_table.py's rule, us
+print(f"  emulator lag p99 {r['p99_lag_us']:.0f} us, max {r['max_lag_us']:.0f} us, CPU share {r['cpu_share']:.2f}"
+      + ("" if r["p99_lag_us"] <= bound and r["max_lag_us"] <= 20000 else
+         " -> real time NOT kept: this run is left out of the tables"))
+PY
+      ;;
+  esac
 }
 
 for net in $NETS; do
