@@ -98,11 +98,15 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         endpoints: topo.endpoints.len(),
         // INT's header comes out of each packet's payload (flow sizes in bytes
         // stay, packets per flow grow); the offered load stays the same bytes.
-        payload_bytes: e.mtu_bytes - HEADER_BYTES - crate::pint_stage::int_overhead_bytes(&cfg.transport),
+        payload_bytes: e.mtu_bytes
+            - HEADER_BYTES
+            - crate::pint_stage::int_overhead_bytes(&cfg.transport),
         pint: cfg.pint.clone(),
         pint_probe: cfg.pint.latency_probe.then(|| {
             let l = cfg.pint.latency_config().expect("validated pint config");
-            Arc::new(std::sync::Mutex::new(crate::pint_probe::LatencyProbe::new(l, 4096)))
+            Arc::new(std::sync::Mutex::new(crate::pint_probe::LatencyProbe::new(
+                l, 4096,
+            )))
         }),
         nic_capacity: NIC_BUFFER_PKTS,
         exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
@@ -281,13 +285,16 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
             .fold(None, |acc: Option<crate::runner::Lag>, l| {
                 Some(match acc {
                     None => l,
-                    Some(a) => crate::runner::Lag {
-                        max_lag_us: a.max_lag_us.max(l.max_lag_us),
-                        final_lag_us: a.final_lag_us.max(l.final_lag_us),
-                        behind_fraction: a.behind_fraction.max(l.behind_fraction),
-                    },
+                    Some(a) => a.worst(l),
                 })
             });
+    // The threads' CPU over their emulation time (each from the common start
+    // to its last slot, about the longest worker's).
+    let emu_seconds = out.parts.iter().map(|p| p.load.seconds).fold(0.0, f64::max);
+    let lag = lag.map(|l| crate::lag::Lag {
+        cpu_share: out.cpu_seconds / (out.os_threads as f64 * emu_seconds).max(1e-9),
+        ..l
+    });
     let summary = Summary {
         scheme: scheme_name(&cfg.scheme).to_string(),
         mode: e.mode,

@@ -8,6 +8,7 @@ pub mod engine;
 pub mod experiment;
 pub mod fabric;
 pub mod lab;
+pub mod lag;
 pub mod output;
 pub mod packet;
 pub mod pint_probe;

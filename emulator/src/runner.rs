@@ -115,15 +115,7 @@ impl Stop {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
-pub struct Lag {
-    /// Largest amount the worker was behind the wall clock, microseconds.
-    pub max_lag_us: f64,
-    /// How far behind it was when it finished.
-    pub final_lag_us: f64,
-    /// Fraction of batches that started behind the wall clock.
-    pub behind_fraction: f64,
-}
+pub use crate::lag::Lag;
 
 /// What a finished worker hands back, independent of the scheme type.
 pub struct PartitionReport {
@@ -157,6 +149,12 @@ pub struct RunOutput {
     pub parts: Vec<PartitionReport>,
     pub wall: Duration,
     pub threads: usize,
+    /// OS threads that ran the workers.
+    pub os_threads: usize,
+    /// CPU time those threads got during the emulation (all of them): in
+    /// real time a worker spins, so a share of a core well below 1 means the
+    /// machine gave it less (a busy machine), not that it had nothing to do.
+    pub cpu_seconds: f64,
 }
 
 /// Something that can be handed a router constructor of a concrete type.
@@ -209,6 +207,7 @@ where
     let ready = Barrier::new(nthreads);
     let start = OnceLock::new();
     let finished = AtomicUsize::new(0);
+    let cpu_ns = AtomicU64::new(0);
     let crew = Crew {
         progress: &progress,
         sync: &sync,
@@ -217,6 +216,7 @@ where
         ready: &ready,
         start: &start,
         finished: &finished,
+        cpu_ns: &cpu_ns,
     };
     // Every partition in a slot of its own; each thread builds its own
     // block (memory is first touched by the core that will use it).
@@ -293,6 +293,8 @@ where
         parts,
         wall: run_start.elapsed(),
         threads: nparts,
+        os_threads: nthreads,
+        cpu_seconds: cpu_ns.load(Ordering::Relaxed) as f64 * 1e-9,
     }
 }
 
@@ -348,6 +350,19 @@ struct Crew<'a> {
     start: &'a OnceLock<Instant>,
     /// Workers that reached their last slot.
     finished: &'a AtomicUsize,
+    /// CPU time the threads spent from the start to the end, nanoseconds.
+    cpu_ns: &'a AtomicU64,
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// One partition and its place in the run.
@@ -363,9 +378,7 @@ struct Worker<R: Router> {
     /// Not allowed on since then (the wait is counted when it runs again).
     blocked_since: Option<Instant>,
     wait: Duration,
-    batches: u64,
-    behind: u64,
-    lag: Lag,
+    lag: crate::lag::LagHistogram,
     done: bool,
     /// Emulation time at its last slot.
     finished: Option<Duration>,
@@ -402,9 +415,7 @@ impl<R: Router> Worker<R> {
             allowed: 0,
             blocked_since: None,
             wait: Duration::ZERO,
-            batches: 0,
-            behind: 0,
-            lag: Lag::default(),
+            lag: Default::default(),
             done: false,
             finished: None,
         }
@@ -482,7 +493,6 @@ impl<R: Router> Worker<R> {
     }
 
     fn pace(&mut self, crew: &Crew) {
-        self.batches += 1;
         let start = *crew.start.get().expect("set before the first turn");
         let target = Duration::from_nanos((self.part.now as f64 * crew.setup.slot_ns) as u64);
         let elapsed = start.elapsed();
@@ -494,30 +504,20 @@ impl<R: Router> Worker<R> {
             while start.elapsed() < target {
                 std::hint::spin_loop();
             }
-            self.lag.final_lag_us = 0.0;
+            self.lag.record(0.0);
         } else {
-            self.behind += 1;
-            let l = (elapsed - target).as_secs_f64() * 1e6;
-            self.lag.max_lag_us = self.lag.max_lag_us.max(l);
-            self.lag.final_lag_us = l;
+            self.lag.record((elapsed - target).as_secs_f64() * 1e6);
         }
     }
 
     fn report(mut self, crew: &Crew, start: Instant) -> PartitionReport {
         let part = &mut self.part;
         let realtime = crew.setup.mode == Mode::Realtime;
-        if realtime {
-            self.lag.behind_fraction = if self.batches == 0 {
-                0.0
-            } else {
-                self.behind as f64 / self.batches as f64
-            };
-        }
         PartitionReport {
             router_ids: part.router_ids.clone(),
             counters: part.routers.iter().map(|r| r.counters().to_vec()).collect(),
             slots: part.now,
-            lag: realtime.then_some(self.lag),
+            lag: realtime.then(|| self.lag.summary()),
             load: WorkerLoad {
                 router_packets: part.stats.router_packets,
                 seconds: self
@@ -553,6 +553,7 @@ fn thread_main<R: Router>(
     // peer's construction as waiting, and time only the emulation.
     crew.ready.wait();
     let start = *crew.start.get_or_init(Instant::now);
+    let cpu_start = thread_cpu();
     let n = pool.len();
     let mut idle_since: Option<Instant> = None;
     let mut polls = 0u32;
@@ -621,6 +622,10 @@ fn thread_main<R: Router>(
             crew.sync.waiting[me].store(false, Ordering::SeqCst);
         }
     }
+    crew.cpu_ns.fetch_add(
+        (thread_cpu() - cpu_start).as_nanos() as u64,
+        Ordering::Relaxed,
+    );
 }
 
 /// Placement helper re-exported for callers that build a `Setup` by hand.

@@ -172,6 +172,20 @@ fn realtime_mode_tracks_the_wall_clock() {
     assert!(wall >= 0.05, "real-time run of 50 ms took {wall} s");
     let lag = r.summary.realtime.expect("real-time lag reported");
     assert!(lag.behind_fraction >= 0.0 && lag.behind_fraction <= 1.0);
+    // Every paced batch is in the histogram, and its quantiles are ordered.
+    assert!(lag.batches > 0);
+    assert!(lag.p50_lag_us <= lag.p99_lag_us && lag.p99_lag_us <= lag.p999_lag_us);
+    assert!(lag.p999_lag_us <= lag.max_lag_us.ceil());
+    assert!(
+        (0.0..=1.0).contains(&lag.over_1ms_fraction)
+            && lag.over_1ms_fraction <= lag.behind_fraction
+    );
+    // The worker spins or works for the whole run: it used CPU, at most its wall time.
+    assert!(
+        lag.cpu_share > 0.0 && lag.cpu_share <= 1.05,
+        "cpu share {}",
+        lag.cpu_share
+    );
     assert!(r.summary.wall_seconds >= 0.05);
 }
 

@@ -9,6 +9,7 @@
 #    when the machine gave the test its cores (below): from the emulator's own counters, the
 #    bottleneck delivered >= 90 % of 1 Gb/s in emulated time while the flow ran and the
 #    port's median queue then was near K (K/2..2K); from iperf3, goodput >= 90 % of 1 Gb/s.
+#    Asserted when the machine gave the test its cores: the rule below.
 # 2. Strict-priority port: a UDP flow of 300 Mb/s in a high class (TOS 0xb8, class 2) beside
 #    a bulk TCP flow (class 7). Always asserted: both classes' frames crossed the emulator.
 #    When the machine gave the test its cores: the emulator delivered >= 99 % of the high
@@ -17,9 +18,20 @@
 #    arrived, so a late emulator does not turn them into a burst; but a starved iperf3 -b
 #    catches up in bursts of its own, which a 200-packet port really cannot hold.)
 #
-# Rates need the emulator to keep real time (it spins one core) and the hosts to get the
-# other: where the emulator fell behind (summary realtime.behind_fraction > 0.2 or
-# max_lag_us > 50 ms) those figures are printed, not asserted, unless EMU_REALHOSTS_STRICT=1.
+# Rates need the emulator to keep real time. The rule bounds its lag behind the wall clock
+# (summary realtime, a histogram of every slot's lag): p99 lag <= 240 us and max lag <= 20 ms.
+# Why: frames enter the emulated network in the slot they reached the veth whatever the lag,
+# so a lag only delays what the emulator writes to the hosts, i.e. it stretches the flows'
+# RTT (the emulated path alone: 84 us, links and serialisation both ways; 0.32 ms with the
+# queue at K; the test prints the ping RTT through the idle emulator). A lag
+# shorter than the time the queue at K takes to drain (K x 12 us = 240 us at 1 Gb/s) is
+# covered by that queue, so the port stays busy; the max bound keeps any single stall at a
+# tenth of Linux's 200 ms minimum RTO (no spurious timeout) and a fifth of a 100 ms rate bin.
+# A run that keeps the rule has its rates asserted. A run that breaks it FAILS if the
+# emulator's thread had its core (CPU share >= 0.9 of wall time: it spins, so it fell behind
+# on its own); if the machine gave it less (another process on its core) the rate figures are
+# printed with "RATES NOT CHECKED" and the reason, and the test passes on what it always
+# asserts (EMU_REALHOSTS_STRICT=1: fail instead).
 # Everything is named with a random prefix and removed on exit. Needs root, iproute2,
 # ethtool, iperf3, python3 (scripts/deps.sh).
 set -euo pipefail
@@ -124,6 +136,7 @@ start_emu() { # config name
 
 # 1. DCTCP port.
 start_emu dctcp
+RTT=$(ip netns exec "$A" ping -q -c 20 -i 0.01 "${NET}2" | awk -F/ '/^rtt/ {print $5}')
 ip netns exec "$B" timeout 40 iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
 PIDS+=($!)
 sleep 0.5
@@ -150,10 +163,14 @@ wait "$HIGH" || fail "iperf3 (high class) failed"
 stop_emu
 [ -s "$D/priority.summary.json" ] || fail "no emulator summary: $(cat "$D/priority.err")"
 
-python3 - "$D" "$CE" "$CC" "${EMU_REALHOSTS_STRICT:-0}" <<'PY'
+python3 - "$D" "$CE" "$CC" "${EMU_REALHOSTS_STRICT:-0}" "${RTT:-0}" <<'PY'
 import csv, json, statistics, sys
 d, ce_kernel, cc, strict = sys.argv[1], int(sys.argv[2] or 0), sys.argv[3], sys.argv[4] == "1"
+rtt_ms = float(sys.argv[5] or 0)
 K, RATE_MBPS, HIGH_MBPS = 20, 1000.0, 300.0
+# The real-time rule (header): lag bounds in us, and the CPU share below which a lag is the
+# machine's doing rather than the emulator's.
+P99_LAG_US, MAX_LAG_US, OWN_CORE = K * 12.0, 20_000.0, 0.9
 failures, notes = [], []
 
 def load(name):
@@ -162,9 +179,23 @@ def load(name):
 def host(summary, endpoint):
     return next(h for h in summary["real_hosts"]["hosts"] if h["endpoint"] == endpoint)
 
-def kept_up(s):
+def kept_up(name, s):
+    """The real-time rule; a run that breaks it with a core of its own is a failure."""
     rt = s["realtime"]
-    return rt["behind_fraction"] <= 0.2 and rt["max_lag_us"] <= 50_000, rt
+    kept = rt["p99_lag_us"] <= P99_LAG_US and rt["max_lag_us"] <= MAX_LAG_US
+    print(f"{name}: emulator lag p50 {rt['p50_lag_us']:.0f} us, p99 {rt['p99_lag_us']:.0f} us "
+          f"(rule <= {P99_LAG_US:.0f}), p99.9 {rt['p999_lag_us']:.0f} us, max {rt['max_lag_us']:.0f} us "
+          f"(rule <= {MAX_LAG_US:.0f}), > 1 ms in {100*rt['over_1ms_fraction']:.2f} % of "
+          f"{rt['batches']} slots; CPU share {rt['cpu_share']:.2f} -> "
+          + ("real time kept" if kept else "real time NOT kept"))
+    if not kept:
+        why = (f"{name}: emulator broke the real-time rule (p99 lag {rt['p99_lag_us']:.0f} us, "
+               f"max {rt['max_lag_us']:.0f} us) while its thread had {100*rt['cpu_share']:.0f} % of a core")
+        if rt["cpu_share"] >= OWN_CORE:
+            failures.append(why)
+        else:
+            notes.append(why + ": the machine was busy")
+    return kept, rt
 
 def active_bins(h, cls):
     """Bins of emulated time in which class `cls` flowed at over half its peak, less the first and last."""
@@ -179,13 +210,14 @@ def active_bins(h, cls):
     return bins[lo:hi], lo, hi
 
 def check(bad, msg, kept):
-    """A figure that depends on the hosts getting CPU: asserted when the emulator kept real time."""
+    """A rate: asserted when the emulator kept real time (or always, strict)."""
     if bad:
         (failures if kept or strict else notes).append(msg)
 
 # 1. DCTCP.
 s = load("dctcp.summary.json")
-ok, rt = kept_up(s)
+print(f"ping RTT through the idle emulator {rtt_ms:.3f} ms")
+ok, rt = kept_up("dctcp", s)
 b = host(s, 1)
 bin_us = s["real_hosts"]["bin_us"]
 bins, lo, hi = active_bins(b, 7)
@@ -209,8 +241,7 @@ if b["counters"]["ce_marked"] == 0:
 if ce_kernel == 0:
     failures.append("dctcp: receiver kernel counted no CE packet")
 ip = load("dctcp.iperf.json")["end"]["sum_received"]["bits_per_second"] / 1e6
-print(f"dctcp: iperf3 goodput {ip:.0f} Mb/s; emulator lag max {rt['max_lag_us']:.0f} us, "
-      f"behind in {100*rt['behind_fraction']:.1f} % of batches")
+print(f"dctcp: iperf3 goodput {ip:.0f} Mb/s")
 check(ip < 0.9 * RATE_MBPS, f"dctcp: iperf3 goodput {ip:.0f} Mb/s < 90 % of {RATE_MBPS:.0f}", ok)
 
 # 2. Strict priority.
@@ -222,7 +253,7 @@ port = next(p for p in csv.DictReader(open(f"{d}/priority/ports.csv")) if p["pee
 print(f"priority: high class {hi_out}/{hi_in} frames delivered, bulk {bulk_out} frames, port drops {port['dropped']}")
 if hi_out == 0 or bulk_out == 0:
     failures.append("priority: the emulator delivered no high-class or no bulk frame")
-ok, rt = kept_up(s)
+ok, rt = kept_up("priority", s)
 # A starved sender (iperf3 -b catches up in bursts at veth speed) really overflows the
 # port, so the high class's delivery is asserted with the rates.
 check(hi_in < 1000 or hi_out < 0.99 * hi_in,
@@ -231,17 +262,17 @@ u = load("high.iperf.json")["end"]["sum"]
 t = load("bulk.iperf.json")["end"]["sum_received"]["bits_per_second"] / 1e6
 # The UDP receiver's rate: what was sent less what was lost.
 u_mbps = u["bits_per_second"] / 1e6 * (1 - u["lost_percent"] / 100)
-print(f"priority: iperf3 high class {u_mbps:.0f} Mb/s, loss {u['lost_percent']:.2f} %; bulk {t:.0f} Mb/s; "
-      f"emulator lag max {rt['max_lag_us']:.0f} us, behind in {100*rt['behind_fraction']:.1f} % of batches")
+print(f"priority: iperf3 high class {u_mbps:.0f} Mb/s, loss {u['lost_percent']:.2f} %; bulk {t:.0f} Mb/s")
 for bad, msg in [(u["lost_percent"] > 1.0, f"priority: high-class UDP loss {u['lost_percent']:.2f} % > 1 %"),
                  (u_mbps < 0.95 * HIGH_MBPS, f"priority: high class {u_mbps:.0f} Mb/s < 95 % of {HIGH_MBPS:.0f}"),
                  (t < 300, f"priority: bulk TCP {t:.0f} Mb/s < 300")]:
     check(bad, msg, ok)
 
 for n in notes:
-    print(f"NOT ASSERTED (emulator fell behind real time): {n}")
+    print(f"RATES NOT CHECKED: {n}")
 if failures:
     print("FAIL emu-realhosts: " + "; ".join(failures))
     sys.exit(1)
-print("PASS emu-realhosts")
+print("PASS emu-realhosts" + (" (RATES NOT CHECKED: the emulator lost its core; figures above)"
+                              if notes else " (rates checked under the real-time rule)"))
 PY
