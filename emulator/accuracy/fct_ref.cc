@@ -21,6 +21,7 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -314,6 +315,7 @@ main(int argc, char* argv[])
     std::string flowsFile, outFile, traceFile, queueTraceFile, scheme = "droptail";
     double queueSampleUs = 10;
     bool dctcpFloor = true;
+    bool hostPacing = true;
     uint32_t hosts = 36, buffer = 1024, k = 65, initCwnd = 10;
     double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60;
     CommandLine cmd;
@@ -329,6 +331,7 @@ main(int argc, char* argv[])
     cmd.AddValue("minRtoMs", "minimum RTO", minRtoMs);
     cmd.AddValue("limitS", "simulated time limit", limitS);
     cmd.AddValue("dctcpFloor", "DCTCP's window cut never below one segment (default)", dctcpFloor);
+    cmd.AddValue("hostPacing", "senders no faster than their link (default; see below)", hostPacing);
     cmd.AddValue("preconnect", "open every connection before the first flow starts (default)", g_preconnect);
     cmd.AddValue("trace", "write every cwnd change here (time_us,flow,cwnd in segments)", traceFile);
     cmd.AddValue("queueTrace", "write switch port occupancies here (time_us,port,packets)", queueTraceFile);
@@ -392,6 +395,24 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(minRtoMs)));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 << 20));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 << 20));
+    if (hostPacing)
+    {
+        // A sender puts its packets on the host's link no faster than the link
+        // sends them (payload rate of a 1,502-byte frame per 1460 bytes), as
+        // Linux's TCP small queues and the emulator (a flow sends when its
+        // host's link is free) do. Without it a flow limited by its own link
+        // queues its whole window in the host (cwnd grew to 11,000 segments
+        // with no mark), and when the switch port congests, thousands of
+        // packets already queued keep coming whatever the window does: ns-3's
+        // DCTCP ports held 250 packets at K = 65. The ratios keep the rate at
+        // the ceiling (ns-3 otherwise paces at 2 or 1.2 cwnd per RTT).
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
+        Config::SetDefault("ns3::TcpSocketState::PaceInitialWindow", BooleanValue(true));
+        Config::SetDefault("ns3::TcpSocketState::PacingSsRatio", UintegerValue(65535));
+        Config::SetDefault("ns3::TcpSocketState::PacingCaRatio", UintegerValue(65535));
+        Config::SetDefault("ns3::TcpSocketState::MaxPacingRate",
+                           DataRateValue(DataRate((uint64_t)(gbps * 1e9 * 1460 / 1502))));
+    }
     if (scheme == "dctcp")
     {
         Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
@@ -418,12 +439,20 @@ main(int argc, char* argv[])
     qsize << buffer << "p";
     if (scheme == "dctcp")
     {
-        // Instantaneous queue (QW = 1), mark at K (MinTh = MaxTh = K), never drop early.
+        // Instantaneous queue (QW = 1), never drop early, mark at K packets
+        // waiting at the port. RED sees only the queue disc; the device's
+        // one-packet queue behind it is part of the port's buffer too, so the
+        // disc marks at K - 1 (the emulator, like a switch, counts every
+        // packet waiting at the port: a packet that arrives to K of them
+        // waits K transmissions). Marking at K in the disc kept ns-3's
+        // standing queue 2-3 packets above the emulator's (one-packet flows
+        // beside two long ones: 79.7 against 76.3 us).
+        double th = std::max(1.0, (double)k - 1);
         tcSwitch.SetRootQueueDisc("ns3::RedQueueDisc",
                                   "MaxSize", QueueSizeValue(QueueSize(qsize.str())),
                                   "QW", DoubleValue(1.0),
-                                  "MinTh", DoubleValue(k),
-                                  "MaxTh", DoubleValue(k),
+                                  "MinTh", DoubleValue(th),
+                                  "MaxTh", DoubleValue(th),
                                   "UseEcn", BooleanValue(true),
                                   "UseHardDrop", BooleanValue(false),
                                   "Gentle", BooleanValue(false),

@@ -136,6 +136,9 @@ pub struct FlowSender {
     window_marked: u32,
     /// No further window cut until this sequence is acknowledged.
     cut_until: u32,
+    /// In the window after an ECN cut (Linux's and ns-3's CWR state): the
+    /// window neither grows nor is cut again until `acked` passes `cut_until`.
+    in_cwr: bool,
     pub retransmits: u32,
     pub timeouts: u32,
     /// HPCC's per-flow state (`hpcc`), unused by the other kinds.
@@ -192,6 +195,7 @@ impl FlowSender {
             window_acked: 0,
             window_marked: 0,
             cut_until: 0,
+            in_cwr: false,
             retransmits: 0,
             timeouts: 0,
             hpcc: hpcc::HpccState::default(),
@@ -383,22 +387,26 @@ impl FlowSender {
             }
             TransportKind::Dctcp => {
                 self.dctcp_observe(newly, ack.ece, cfg);
+                self.in_cwr &= self.acked <= self.cut_until;
                 if ack.ece && self.acked > self.cut_until {
                     self.cwnd = (self.cwnd * (1.0 - self.alpha / 2.0)).max(1.0);
                     self.ssthresh = self.cwnd;
                     self.cut_until = self.high_seq;
-                } else {
+                    self.in_cwr = true;
+                } else if !self.in_cwr {
                     self.grow(newly, cfg);
                 }
             }
             // The window follows in-band feedback (`hpcc::on_feedback`).
             TransportKind::Hpcc => {}
             TransportKind::Tcp => {
+                self.in_cwr &= self.acked <= self.cut_until;
                 if ack.ece && cfg.ecn && self.acked > self.cut_until {
                     self.ssthresh = (self.cwnd / 2.0).max(2.0);
                     self.cwnd = self.ssthresh;
                     self.cut_until = self.high_seq;
-                } else {
+                    self.in_cwr = true;
+                } else if !self.in_cwr {
                     self.grow(newly, cfg);
                 }
             }
@@ -444,6 +452,7 @@ impl FlowSender {
         self.lost_below = mark;
         if !self.in_recovery {
             self.in_recovery = true;
+            self.in_cwr = false;
             self.rtx_exempt = true;
             self.recovery_point = self.high_seq;
             // Karn: the timed packet may be among those resent.
@@ -480,6 +489,7 @@ impl FlowSender {
             return false;
         }
         self.timeouts += 1;
+        self.in_cwr = false;
         self.consecutive_timeouts += 1;
         self.dupacks = 0;
         self.timer_start = now;

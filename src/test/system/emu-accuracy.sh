@@ -2,15 +2,17 @@
 # Short form of the emulator accuracy experiment (emulator/accuracy/accuracy.py,
 # docs/emulator.md "Accuracy against ns-3"): one seed, one load, 100 flows, DropTail
 # and DCTCP, planck-emu against the ns-3 reference on the same flows. Asserts that
-# every flow completes on both sides and that the mean normalised FCT of large
-# flows (>= 10 MB; seed 1 has one) agrees within 25 %. Small and medium flows do
-# not agree yet (docs/emulator.md gives the figures), so they are printed, not asserted.
+# every flow completes on both sides, that DCTCP's mean normalised FCT of small
+# (< 100 KB) and large (>= 10 MB; seed 1 has one) flows agrees within 10 %, and
+# DropTail's large flows within 25 %. DropTail's small flows are printed, not
+# asserted: a handful of retransmission timeouts decide them (docs/emulator.md).
 #
 # Needs g++, pkg-config, libns3-dev, libgsl-dev, python3 (scripts/deps.sh).
 set -euo pipefail
 
 NAME=emu-accuracy
 TOL=${EMU_ACCURACY_TOL:-0.25}
+DCTCP_TOL=${EMU_ACCURACY_DCTCP_TOL:-0.10}
 fail() { echo "$NAME: FAIL ($*)"; exit 1; }
 for tool in g++ pkg-config python3; do
   command -v "$tool" >/dev/null || fail "missing $tool"
@@ -23,8 +25,11 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
 D=$(mktemp -d /tmp/planck-$NAME.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 
-timeout 300 python3 "$REPO/emulator/accuracy/accuracy.py" --emu "$TARGET_DIR/release/planck-emu" \
-  --out "$D" --seeds 1 --flows 100 --loads 0.2 --schemes droptail,dctcp \
-  --check "$TOL" --check-bins large \
-  || fail "emulator and ns-3 disagree by more than $TOL (table above)"
+run() { timeout 300 python3 "$REPO/emulator/accuracy/accuracy.py" --emu "$TARGET_DIR/release/planck-emu" \
+  --out "$D" --seeds 1 --flows 100 --loads 0.2 "$@"; }
+# The second call reuses the first one's reference binary and idle runs.
+run --schemes droptail --check "$TOL" --check-bins large \
+  || fail "DropTail: emulator and ns-3 disagree by more than $TOL (table above)"
+run --schemes dctcp --check "$DCTCP_TOL" --check-bins small,large \
+  || fail "DCTCP: emulator and ns-3 disagree by more than $DCTCP_TOL (table above)"
 echo "$NAME: OK"

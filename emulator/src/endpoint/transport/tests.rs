@@ -244,6 +244,42 @@ fn dctcp_cut_is_proportional_to_alpha() {
     assert!(f.cwnd >= 50.0);
 }
 
+/// After an ECN cut the window holds for one window of data (the CWR state
+/// of Linux and ns-3: neither growth nor a second cut) and moves again once
+/// the cumulative ACK passes what was sent at the cut.
+#[test]
+fn ecn_cut_holds_the_window_until_the_cut_window_is_acknowledged() {
+    let dctcp = cfg(TransportKind::Dctcp);
+    let ecn_tcp = TransportConfig {
+        ecn: true,
+        ..cfg(TransportKind::Tcp)
+    };
+    for c in [dctcp, ecn_tcp] {
+        let mut f = FlowSender::new(1, 0, 1, 1000, 0, 0, &c);
+        for _ in 0..10 {
+            f.take_seq(0);
+        }
+        // First ACK marked: alpha 1 (DCTCP) or Reno's halving.
+        f.on_ack(Ack::cumulative(1, true), 10, &c);
+        assert!((f.cwnd - 5.0).abs() < 1e-9, "{:?}: cwnd {}", c.kind, f.cwnd);
+        // The rest of the first window, marked or not: no growth, no cut.
+        for a in 2..=10 {
+            f.on_ack(Ack::cumulative(a, a % 2 == 0), 10 + a as u64, &c);
+            assert!((f.cwnd - 5.0).abs() < 1e-9, "{:?}: ack {a} cwnd {}", c.kind, f.cwnd);
+            while f.can_send() {
+                f.take_seq(10 + a as u64);
+            }
+        }
+        // Past the cut window: an unmarked ACK grows (congestion avoidance).
+        f.on_ack(Ack::cumulative(11, false), 30, &c);
+        assert!((f.cwnd - 5.2).abs() < 1e-9, "{:?}: cwnd {}", c.kind, f.cwnd);
+        // And a marked one cuts again.
+        let before = f.cwnd;
+        f.on_ack(Ack::cumulative(12, true), 31, &c);
+        assert!(f.cwnd < before, "{:?}: cwnd {} not cut", c.kind, f.cwnd);
+    }
+}
+
 #[test]
 fn timeout_resets_window_and_pfabric_keeps_it() {
     let c = cfg(TransportKind::Tcp);
