@@ -8,6 +8,7 @@ pub mod pint_flows;
 pub mod pint_replay;
 pub mod runtime;
 pub mod state;
+mod flow_key;
 mod table;
 
 pub use state::{Cause, EventKind, IntEvent, IntState, IntervalWidths, StateConfig, StateCounters};

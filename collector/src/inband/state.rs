@@ -13,12 +13,11 @@
 
 use std::collections::HashMap;
 
+use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
 use super::table::Table;
 use crate::decode::FiveTuple;
 use crate::decode::int::instructions::field;
 use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, ReportVersion};
-
-type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// Interval widths: a value's interval is `value / width`; an event fires when a new
 /// value falls in another interval than the last reported one.
@@ -128,29 +127,31 @@ pub struct StateCounters {
     pub queues_expired: u64,
 }
 
-/// A value and the interval its last reported value was in.
+/// A value and where the interval its last reported value was in starts.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tracked {
     value: u64,
-    interval: u64,
+    /// `value - value % width`: the interval is `[start, start + width)`.
+    start: u64,
 }
 
 impl Tracked {
+    #[inline]
     fn new(value: u64, width: u64) -> Self {
-        Tracked { value, interval: value / width }
+        Tracked { value, start: value - value % width }
     }
 
     /// Records `value`; true when it left the reported interval (which then moves).
-    #[inline]
+    #[inline(always)]
     fn update(&mut self, value: u64, width: u64) -> bool {
         self.value = value;
-        // Common case first: the same value as before stays in its interval.
-        let iv = value / width;
-        if iv != self.interval {
-            self.interval = iv;
-            true
-        } else {
+        // One subtraction and compare (below `start` wraps to a large number); a
+        // division only when the value moved to another interval.
+        if value.wrapping_sub(self.start) < width {
             false
+        } else {
+            self.start = value - value % width;
+            true
         }
     }
 }
@@ -218,7 +219,8 @@ pub fn report_time_ns(r: &IntReport, received_ns: u64) -> u64 {
 
 pub struct IntState {
     cfg: StateConfig,
-    flows: Map<FiveTuple, FlowEntry>,
+    flows: HashMap<FlowKey, FlowEntry, StoredHashes>,
+    flow_keys: FlowKeys,
     sw: SwitchTables,
     pub counters: StateCounters,
     last_sweep_ns: u64,
@@ -240,7 +242,8 @@ impl SwitchTables {
 impl IntState {
     pub fn new(cfg: StateConfig) -> IntState {
         IntState {
-            flows: Map::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            flows: HashMap::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            flow_keys: FlowKeys::default(),
             sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
             cfg,
             counters: StateCounters::default(),
@@ -287,7 +290,7 @@ impl IntState {
             });
         }
         if r.local_fields != 0 {
-            self.sw.apply_hop(&self.cfg, &mut self.counters, &r.local, r.local_fields, now_ns, ts, &mut out, None);
+            self.sw.apply_hop(&self.cfg, &mut self.counters, &r.local, r.local_fields, now_ns, ts, &mut out, &mut { HopSlots::NONE });
         }
         if r.has_int {
             if r.hop_fields & field::SWITCH_ID == 0 {
@@ -296,7 +299,7 @@ impl IntState {
                 self.apply_flow(flow, r, now_ns, ts, &mut out);
             } else {
                 for h in r.hops() {
-                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now_ns, ts, &mut out, None);
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now_ns, ts, &mut out, &mut { HopSlots::NONE });
                 }
             }
         }
@@ -318,7 +321,8 @@ impl IntState {
         let push_every = self.cfg.push_interval_ns;
         let full = self.flows.len() >= self.cfg.max_flows;
         let generation = self.sw.generation();
-        let e = match self.flows.get_mut(&flow) {
+        let key = self.flow_keys.key(&flow);
+        let e = match self.flows.get_mut(&key) {
             Some(e) => {
                 // Per-switch keys first (their events come before the flow's), through the
                 // flow's slot cache.
@@ -327,13 +331,13 @@ impl IntState {
                     e.slots_generation = generation;
                 }
                 for (h, slots) in r.hops().iter().zip(e.slots.iter_mut()) {
-                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, Some(slots));
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, slots);
                 }
                 e
             }
             None => {
                 for h in r.hops() {
-                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, None);
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, &mut { HopSlots::NONE });
                 }
                 if full {
                     self.counters.flows_refused += 1;
@@ -343,7 +347,7 @@ impl IntState {
                 for (slot, h) in hop_latency.iter_mut().zip(r.hops().iter().rev()) {
                     *slot = Tracked::new(h.hop_latency as u64, w.hop_latency_ns);
                 }
-                self.flows.insert(flow, FlowEntry {
+                self.flows.insert(key, FlowEntry {
                     path,
                     has_latency,
                     latency: Tracked::new(latency, w.flow_latency_ns),
@@ -456,20 +460,18 @@ impl IntState {
 
 impl SwitchTables {
     /// Per-switch keys of one hop's metadata. `slots`: where this hop's keys were found
-    /// for the same flow last time (checked against the keys before use), updated here.
+    /// for the same flow last time (checked against the keys before use; `NONE` when
+    /// there is no such flow), updated here.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopMetadata, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), mut slots: Option<&mut HopSlots>) {
+    #[inline(always)]
+    fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopMetadata, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slots: &mut HopSlots) {
         let w = cfg.widths;
         let push_every = cfg.push_interval_ns;
         if fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION {
             let key = (h.switch_id, h.egress_port);
             let v = h.tx_utilization as u64;
             let kind = EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization };
-            let found = match slots.as_deref() {
-                Some(s) if s.link != NO_SLOT && s.link_key == key => Some(s.link),
-                _ => self.links.find(&key),
-            };
+            let found = if slots.link != NO_SLOT && slots.link_key == key { Some(slots.link) } else { self.links.find(&key) };
             let at = match found {
                 Some(i) => {
                     let e = self.links.at(i);
@@ -490,19 +492,15 @@ impl SwitchTables {
                     i
                 }
             };
-            if let Some(s) = slots.as_deref_mut() {
-                s.link_key = key;
-                s.link = at;
-            }
+            slots.link_key = key;
+            slots.link = at;
         }
         let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
         let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
         let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
         // Occupancy and congestion of one queue share its entry (and its push time).
-        let (qslot, cslot) = match slots {
-            Some(s) => (Some((&mut s.queue_key, &mut s.queue)), Some((&mut s.cqueue_key, &mut s.cqueue))),
-            None => (None, None),
-        };
+        let qslot = (&mut slots.queue_key, &mut slots.queue);
+        let cslot = (&mut slots.cqueue_key, &mut slots.cqueue);
         match (occ, con) {
             (None, None) => {}
             (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
@@ -515,17 +513,14 @@ impl SwitchTables {
     }
 
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: Option<(&mut (u32, u8), &mut u32)>) {
+    #[inline(always)]
+    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: (&mut (u32, u8), &mut u32)) {
         let w = cfg.widths;
         let push_every = cfg.push_interval_ns;
         let key = (switch, queue);
         let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
         let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
-        let found = match &slot {
-            Some((k, i)) if **i != NO_SLOT && **k == key => Some(**i),
-            _ => self.queues.find(&key),
-        };
+        let found = if *slot.1 != NO_SLOT && *slot.0 == key { Some(*slot.1) } else { self.queues.find(&key) };
         let at = match found {
             Some(i) => {
                 let e = self.queues.at(i);
@@ -592,10 +587,8 @@ impl SwitchTables {
                 i
             }
         };
-        if let Some((k, i)) = slot {
-            *k = key;
-            *i = at;
-        }
+        *slot.0 = key;
+        *slot.1 = at;
     }
 }
 
