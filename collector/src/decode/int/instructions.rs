@@ -151,17 +151,17 @@ pub struct Plan {
     /// Byte offset of normalised field `1 << i` within a hop.
     offsets: [u8; 12],
     /// Timestamps are 8 bytes (v1.0 and later), else 4.
-    wide_ts: bool,
+    pub(crate) wide_ts: bool,
 }
 
 impl Plan {
     /// Byte offset of a normalised field within a hop.
     #[inline(always)]
-    fn offset(&self, fl: u16) -> usize {
+    pub(crate) fn offset(&self, fl: u16) -> usize {
         self.offsets[fl.trailing_zeros() as usize] as usize
     }
 
-    const EMPTY: Plan = Plan { bitmap: 0, fields: 0, hop_bytes: 0, count: 0, offsets: [0; 12], wide_ts: false };
+    pub(crate) const EMPTY: Plan = Plan { bitmap: 0, fields: 0, hop_bytes: 0, count: 0, offsets: [0; 12], wide_ts: false };
 }
 
 impl InstructionSet {
