@@ -457,6 +457,9 @@ pub const DEFAULT_PORT: u16 = 54321;
 pub struct IntDecoder {
     versions: u8,
     max_hops: u8,
+    /// The first configured port (usually the only one): checked before the bitset,
+    /// whose line may have left the cache.
+    first_port: u16,
     /// Bitset of accepted UDP ports.
     ports: Box<[u64; 1024]>,
 }
@@ -479,6 +482,7 @@ impl IntDecoder {
         Ok(IntDecoder {
             versions: cfg.versions.iter().fold(0, |a, v| a | v.bit()),
             max_hops: cfg.max_hops,
+            first_port: cfg.ports[0],
             ports,
         })
     }
@@ -505,7 +509,7 @@ impl IntDecoder {
             return Err(IntError::OuterMalformed);
         }
         let port = pkt.tuple.dport;
-        if self.ports[port as usize / 64] & (1 << (port % 64)) == 0 {
+        if port != self.first_port && self.ports[port as usize / 64] & (1 << (port % 64)) == 0 {
             return Err(IntError::NotReportPort);
         }
         self.decode_payload(pkt.payload, out)
