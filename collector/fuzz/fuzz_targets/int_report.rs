@@ -1,5 +1,6 @@
 //! INT telemetry report decoder: any bytes, as a UDP payload and as a captured frame,
-//! are rejected with a reason or decode to reports within the configured bounds.
+//! are rejected with a reason or decode to reports within the configured bounds; a
+//! buffer that keeps the hop stack raw gives the same result once its hops are read.
 #![no_main]
 
 use std::sync::OnceLock;
@@ -26,12 +27,16 @@ fn decoder() -> &'static IntDecoder {
 fuzz_target!(|data: &[u8]| {
     let d = decoder();
     let mut buf = ReportBuf::default();
+    let mut raw = ReportBuf::deferring();
     for as_frame in [false, true] {
-        let result = if as_frame {
-            d.decode_frame(data, &mut buf)
+        let (result, deferred) = if as_frame {
+            (d.decode_frame(data, &mut buf), d.decode_frame(data, &mut raw))
         } else {
-            d.decode_payload(data, &mut buf)
+            (d.decode_payload(data, &mut buf), d.decode_payload(data, &mut raw))
         };
+        assert_eq!(result, deferred);
+        raw.read_hops();
+        assert_eq!(buf.reports(), raw.reports());
         match result {
             Ok(()) => {
                 let reports = buf.reports();

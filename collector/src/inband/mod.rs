@@ -9,6 +9,7 @@ pub mod pint_live;
 pub mod pint_replay;
 pub mod runtime;
 pub mod state;
+mod flow_key;
 mod table;
 
 pub use state::{Cause, EventKind, IntEvent, IntState, IntervalWidths, StateConfig, StateCounters};

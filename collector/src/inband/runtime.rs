@@ -98,7 +98,7 @@ fn receive(
         .map(|s| libc::pollfd { fd: s.as_raw_fd(), events: libc::POLLIN, revents: 0 })
         .collect();
     let mut buf = vec![0u8; 65536];
-    let mut reports = ReportBuf::default();
+    let mut reports = ReportBuf::deferring();
     let mut counts = LocalCounts::default();
     let mut last = StateCounters::default();
     let mut last_refresh = Instant::now();
@@ -125,18 +125,18 @@ fn receive(
                     match decoder.decode_payload(&buf[..len], &mut reports) {
                         Err(e) => counts.rejects.count(e),
                         Ok(()) => {
-                            for r in reports.reports() {
-                                counts.reports[r.version as usize] += 1;
-                                state.apply(r, now, &mut |e| {
-                                    counts.event(&e.kind, e.cause);
-                                    if let Some(s) = &sinks.signals {
-                                        s.send(&e);
-                                    }
-                                    if let Some(s) = &sinks.influx {
-                                        s.send(e);
-                                    }
-                                });
+                            for v in reports.versions() {
+                                counts.reports[v as usize] += 1;
                             }
+                            state.apply_buf(&mut reports, now, &mut |e| {
+                                counts.event(&e.kind, e.cause);
+                                if let Some(s) = &sinks.signals {
+                                    s.send(&e);
+                                }
+                                if let Some(s) = &sinks.influx {
+                                    s.send(e);
+                                }
+                            });
                         }
                     }
                 }

@@ -13,12 +13,11 @@
 
 use std::collections::HashMap;
 
+use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
 use super::table::Table;
 use crate::decode::FiveTuple;
-use crate::decode::int::instructions::field;
-use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, ReportVersion};
-
-type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+use crate::decode::int::instructions::{Plan, be32, be64, field};
+use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, RawStack, ReportBuf, ReportVersion};
 
 /// Interval widths: a value's interval is `value / width`; an event fires when a new
 /// value falls in another interval than the last reported one.
@@ -126,53 +125,67 @@ pub struct StateCounters {
     pub flows_expired: u64,
     pub ports_expired: u64,
     pub queues_expired: u64,
+    /// Reports whose hop stack equalled their flow's last one (under the state mask)
+    /// and were applied without reading their hops ([`IntState::apply_buf`]).
+    pub unchanged_stacks: u64,
 }
 
-/// A value and the interval its last reported value was in.
+/// A value and where the interval its last reported value was in starts.
 #[derive(Clone, Copy, Debug, Default)]
 struct Tracked {
     value: u64,
-    interval: u64,
+    /// `value - value % width`: the interval is `[start, start + width)`.
+    start: u64,
 }
 
 impl Tracked {
+    #[inline]
     fn new(value: u64, width: u64) -> Self {
-        Tracked { value, interval: value / width }
+        Tracked { value, start: value - value % width }
     }
 
     /// Records `value`; true when it left the reported interval (which then moves).
-    #[inline]
+    #[inline(always)]
     fn update(&mut self, value: u64, width: u64) -> bool {
         self.value = value;
-        // Common case first: the same value as before stays in its interval.
-        let iv = value / width;
-        if iv != self.interval {
-            self.interval = iv;
-            true
-        } else {
+        // One subtraction and compare (below `start` wraps to a large number); a
+        // division only when the value moved to another interval.
+        if value.wrapping_sub(self.start) < width {
             false
+        } else {
+            self.start = value - value % width;
+            true
         }
     }
 }
 
+/// Laid out in the order of use of the short way (after the key: times, then the first
+/// hops' slots), so that it touches as few cache lines as it can.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 struct FlowEntry {
-    path: Path,
-    has_latency: bool,
-    latency: Tracked,
-    /// Hop latency per position of `path` (flow + switch keys).
-    hop_latency: [Tracked; MAX_HOPS],
     last_seen_ns: u64,
     last_push_ns: u64,
+    slots_generation: u64,
+    /// The hop fields of the last report applied to the existing flow (0: none yet);
+    /// with the values in `slots`, what the short way of [`IntState::apply_buf`]
+    /// compares a new stack with.
+    slot_fields: u16,
+    /// Hops of that report.
+    slot_hops: u8,
+    has_latency: bool,
     /// Where each stack position's link and queue entries were found last time, so an
     /// unchanged path is applied without hashing; valid for `slots_generation`.
     slots: [HopSlots; MAX_HOPS],
-    slots_generation: u64,
+    path: Path,
+    latency: Tracked,
+    /// Hop latency per position of `path` (flow + switch keys).
+    hop_latency: [Tracked; MAX_HOPS],
 }
 
 const NO_SLOT: u32 = u32::MAX;
 
-/// One hop's keys and the table indices they were found at.
+/// One hop's keys, the table indices they were found at, and the hop's values.
 #[derive(Clone, Copy, Debug)]
 struct HopSlots {
     link_key: (u32, u16),
@@ -181,10 +194,72 @@ struct HopSlots {
     queue: u32,
     cqueue_key: (u32, u8),
     cqueue: u32,
+    /// Every key the hop has was found or added (none refused).
+    complete: bool,
+    values: HopValues,
 }
 
 impl HopSlots {
-    const NONE: HopSlots = HopSlots { link_key: (0, 0), link: NO_SLOT, queue_key: (0, 0), queue: NO_SLOT, cqueue_key: (0, 0), cqueue: NO_SLOT };
+    const NONE: HopSlots = HopSlots {
+        link_key: (0, 0),
+        link: NO_SLOT,
+        queue_key: (0, 0),
+        queue: NO_SLOT,
+        cqueue_key: (0, 0),
+        cqueue: NO_SLOT,
+        complete: false,
+        values: HopValues { switch_id: 0, egress_port: 0, hop_latency: 0, tx_utilization: 0, queue_id: 0, queue_occupancy: 0, congestion_queue_id: 0, queue_congestion: 0 },
+    };
+}
+
+/// What the state reads from a hop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct HopValues {
+    switch_id: u32,
+    egress_port: u16,
+    hop_latency: u32,
+    tx_utilization: u32,
+    queue_id: u8,
+    queue_occupancy: u32,
+    congestion_queue_id: u8,
+    queue_congestion: u32,
+}
+
+impl HopValues {
+    /// The values of a hop still in packet bytes (as `InstructionSet::read_hop` would
+    /// read them, absent fields 0).
+    #[inline(always)]
+    fn read(plan: &Plan, b: &[u8]) -> HopValues {
+        let f = plan.fields;
+        let r32 = |fl: u16| if f & fl != 0 { be32(&b[plan.offset(fl)..]) } else { 0 };
+        let ports = r32(field::L1_PORTS);
+        let queue = r32(field::QUEUE_OCCUPANCY);
+        let congestion = r32(field::QUEUE_CONGESTION);
+        HopValues {
+            switch_id: r32(field::SWITCH_ID),
+            egress_port: ports as u16,
+            hop_latency: r32(field::HOP_LATENCY),
+            tx_utilization: r32(field::TX_UTILIZATION),
+            queue_id: (queue >> 24) as u8,
+            queue_occupancy: queue & 0x00ff_ffff,
+            congestion_queue_id: (congestion >> 24) as u8,
+            queue_congestion: congestion & 0x00ff_ffff,
+        }
+    }
+
+    #[inline(always)]
+    fn of(h: &HopMetadata) -> HopValues {
+        HopValues {
+            switch_id: h.switch_id,
+            egress_port: h.egress_port,
+            hop_latency: h.hop_latency,
+            tx_utilization: h.tx_utilization,
+            queue_id: h.queue_id,
+            queue_occupancy: h.queue_occupancy,
+            congestion_queue_id: h.congestion_queue_id,
+            queue_congestion: h.queue_congestion,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -218,7 +293,8 @@ pub fn report_time_ns(r: &IntReport, received_ns: u64) -> u64 {
 
 pub struct IntState {
     cfg: StateConfig,
-    flows: Map<FiveTuple, FlowEntry>,
+    flows: HashMap<FlowKey, FlowEntry, StoredHashes>,
+    flow_keys: FlowKeys,
     sw: SwitchTables,
     pub counters: StateCounters,
     last_sweep_ns: u64,
@@ -240,7 +316,8 @@ impl SwitchTables {
 impl IntState {
     pub fn new(cfg: StateConfig) -> IntState {
         IntState {
-            flows: Map::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            flows: HashMap::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            flow_keys: FlowKeys::default(),
             sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
             cfg,
             counters: StateCounters::default(),
@@ -287,7 +364,7 @@ impl IntState {
             });
         }
         if r.local_fields != 0 {
-            self.sw.apply_hop(&self.cfg, &mut self.counters, &r.local, r.local_fields, now_ns, ts, &mut out, None);
+            self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(&r.local), r.local_fields, now_ns, ts, &mut out, &mut { HopSlots::NONE });
         }
         if r.has_int {
             if r.hop_fields & field::SWITCH_ID == 0 {
@@ -296,11 +373,80 @@ impl IntState {
                 self.apply_flow(flow, r, now_ns, ts, &mut out);
             } else {
                 for h in r.hops() {
-                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now_ns, ts, &mut out, None);
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now_ns, ts, &mut out, &mut { HopSlots::NONE });
                 }
             }
         }
         self.counters.events += events;
+    }
+
+    /// Applies the reports of a buffer, which may hold a raw stack
+    /// ([`ReportBuf::deferring`]): the same events as [`IntState::apply`] on each report.
+    /// A report whose hops carry what its flow's last one did (the same switches, egress
+    /// ports, latencies, queues, utilisation; timestamps and other fields may differ)
+    /// and whose flow is not due a periodic push takes the short way: nothing the flow
+    /// owns can change, so only the per-switch keys (shared with other flows) are
+    /// updated, from the values kept for the flow.
+    #[inline]
+    pub fn apply_buf(&mut self, buf: &mut ReportBuf, now_ns: u64, emit: &mut impl FnMut(IntEvent)) {
+        if let Some((r, raw)) = buf.pending() {
+            if self.apply_unchanged(r, raw, now_ns, emit) {
+                return;
+            }
+            buf.read_hops();
+        }
+        for r in buf.reports() {
+            self.apply(r, now_ns, emit);
+        }
+    }
+
+    /// The short way of [`IntState::apply_buf`]; false (and nothing changed) when it
+    /// does not apply.
+    #[inline]
+    fn apply_unchanged(&mut self, r: &IntReport, raw: &RawStack, now: u64, emit: &mut impl FnMut(IntEvent)) -> bool {
+        let Some(flow) = r.flow else { return false };
+        if r.local_fields != 0 || !r.has_int || r.hop_fields & field::SWITCH_ID == 0 {
+            return false;
+        }
+        let key = self.flow_keys.key(&flow);
+        let generation = self.sw.generation();
+        let Some(e) = self.flows.get_mut(&key) else { return false };
+        let n = r.hop_count as usize;
+        let plan = &raw.plan;
+        if n == 0
+            || e.slot_fields != r.hop_fields
+            || e.slot_hops as usize != n
+                        || e.slots_generation != generation
+            || now.saturating_sub(e.last_push_ns) >= self.cfg.push_interval_ns
+        {
+            return false;
+        }
+        for (i, slots) in e.slots[..n].iter().enumerate() {
+            if !slots.complete || HopValues::read(plan, &raw.bytes[i * plan.hop_bytes..]) != slots.values {
+                return false;
+            }
+        }
+        // As report_time_ns: v1.0 stamps with the sink hop's egress timestamp.
+        let ts = if r.version != ReportVersion::V05 && r.hop_fields & field::EGRESS_TS != 0 {
+            let t = be64(&raw.bytes[plan.offset(field::EGRESS_TS)..]);
+            if t != 0 { t } else { now }
+        } else {
+            now
+        };
+        self.counters.reports += 1;
+        self.counters.unchanged_stacks += 1;
+        let mut events = 0u64;
+        let mut out = |ev: IntEvent| {
+            events += 1;
+            emit(ev)
+        };
+        e.last_seen_ns = now;
+        for slots in e.slots[..n].iter_mut() {
+            let v = slots.values;
+            self.sw.apply_hop(&self.cfg, &mut self.counters, &v, r.hop_fields, now, ts, &mut out, slots);
+        }
+        self.counters.events += events;
+        true
     }
 
     fn apply_flow(&mut self, flow: FiveTuple, r: &IntReport, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
@@ -318,7 +464,8 @@ impl IntState {
         let push_every = self.cfg.push_interval_ns;
         let full = self.flows.len() >= self.cfg.max_flows;
         let generation = self.sw.generation();
-        let e = match self.flows.get_mut(&flow) {
+        let key = self.flow_keys.key(&flow);
+        let e = match self.flows.get_mut(&key) {
             Some(e) => {
                 // Per-switch keys first (their events come before the flow's), through the
                 // flow's slot cache.
@@ -327,13 +474,15 @@ impl IntState {
                     e.slots_generation = generation;
                 }
                 for (h, slots) in r.hops().iter().zip(e.slots.iter_mut()) {
-                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, Some(slots));
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now, ts, out, slots);
                 }
+                e.slot_fields = r.hop_fields;
+                e.slot_hops = n as u8;
                 e
             }
             None => {
                 for h in r.hops() {
-                    self.sw.apply_hop(&self.cfg, &mut self.counters, h, r.hop_fields, now, ts, out, None);
+                    self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now, ts, out, &mut { HopSlots::NONE });
                 }
                 if full {
                     self.counters.flows_refused += 1;
@@ -343,7 +492,7 @@ impl IntState {
                 for (slot, h) in hop_latency.iter_mut().zip(r.hops().iter().rev()) {
                     *slot = Tracked::new(h.hop_latency as u64, w.hop_latency_ns);
                 }
-                self.flows.insert(flow, FlowEntry {
+                self.flows.insert(key, FlowEntry {
                     path,
                     has_latency,
                     latency: Tracked::new(latency, w.flow_latency_ns),
@@ -352,6 +501,8 @@ impl IntState {
                     last_push_ns: now,
                     slots: [HopSlots::NONE; MAX_HOPS],
                     slots_generation: generation,
+                    slot_fields: 0,
+                    slot_hops: 0,
                 });
                 out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
                 if has_latency {
@@ -456,20 +607,20 @@ impl IntState {
 
 impl SwitchTables {
     /// Per-switch keys of one hop's metadata. `slots`: where this hop's keys were found
-    /// for the same flow last time (checked against the keys before use), updated here.
+    /// for the same flow last time (checked against the keys before use; `NONE` when
+    /// there is no such flow), updated here.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopMetadata, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), mut slots: Option<&mut HopSlots>) {
+    #[inline(always)]
+    fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopValues, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slots: &mut HopSlots) {
+        slots.values = *h;
+        let mut complete = true;
         let w = cfg.widths;
         let push_every = cfg.push_interval_ns;
         if fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION {
             let key = (h.switch_id, h.egress_port);
             let v = h.tx_utilization as u64;
             let kind = EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization };
-            let found = match slots.as_deref() {
-                Some(s) if s.link != NO_SLOT && s.link_key == key => Some(s.link),
-                _ => self.links.find(&key),
-            };
+            let found = if slots.link != NO_SLOT && slots.link_key == key { Some(slots.link) } else { self.links.find(&key) };
             let at = match found {
                 Some(i) => {
                     let e = self.links.at(i);
@@ -490,42 +641,38 @@ impl SwitchTables {
                     i
                 }
             };
-            if let Some(s) = slots.as_deref_mut() {
-                s.link_key = key;
-                s.link = at;
-            }
+            slots.link_key = key;
+            slots.link = at;
+            complete = at != NO_SLOT;
         }
         let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
         let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
         let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
         // Occupancy and congestion of one queue share its entry (and its push time).
-        let (qslot, cslot) = match slots {
-            Some(s) => (Some((&mut s.queue_key, &mut s.queue)), Some((&mut s.cqueue_key, &mut s.cqueue))),
-            None => (None, None),
-        };
-        match (occ, con) {
-            (None, None) => {}
+        let qslot = (&mut slots.queue_key, &mut slots.queue);
+        let cslot = (&mut slots.cqueue_key, &mut slots.cqueue);
+        let queues_found = match (occ, con) {
+            (None, None) => true,
             (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
-                self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, None, now, ts, out, qslot);
-                self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot);
+                let a = self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, None, now, ts, out, qslot);
+                let b = self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot);
+                a && b
             }
             (None, Some(_)) => self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot),
             _ => self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, con, now, ts, out, qslot),
-        }
+        };
+        slots.complete = complete && queues_found;
     }
 
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: Option<(&mut (u32, u8), &mut u32)>) {
+    #[inline(always)]
+    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: (&mut (u32, u8), &mut u32)) -> bool {
         let w = cfg.widths;
         let push_every = cfg.push_interval_ns;
         let key = (switch, queue);
         let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
         let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
-        let found = match &slot {
-            Some((k, i)) if **i != NO_SLOT && **k == key => Some(**i),
-            _ => self.queues.find(&key),
-        };
+        let found = if *slot.1 != NO_SLOT && *slot.0 == key { Some(*slot.1) } else { self.queues.find(&key) };
         let at = match found {
             Some(i) => {
                 let e = self.queues.at(i);
@@ -592,10 +739,9 @@ impl SwitchTables {
                 i
             }
         };
-        if let Some((k, i)) = slot {
-            *k = key;
-            *i = at;
-        }
+        *slot.0 = key;
+        *slot.1 = at;
+        at != NO_SLOT
     }
 }
 

@@ -151,11 +151,17 @@ pub struct Plan {
     /// Byte offset of normalised field `1 << i` within a hop.
     offsets: [u8; 12],
     /// Timestamps are 8 bytes (v1.0 and later), else 4.
-    wide_ts: bool,
+    pub(crate) wide_ts: bool,
 }
 
 impl Plan {
-    const EMPTY: Plan = Plan { bitmap: 0, fields: 0, hop_bytes: 0, count: 0, offsets: [0; 12], wide_ts: false };
+    /// Byte offset of a normalised field within a hop.
+    #[inline(always)]
+    pub(crate) fn offset(&self, fl: u16) -> usize {
+        self.offsets[fl.trailing_zeros() as usize] as usize
+    }
+
+    pub(crate) const EMPTY: Plan = Plan { bitmap: 0, fields: 0, hop_bytes: 0, count: 0, offsets: [0; 12], wide_ts: false };
 }
 
 impl InstructionSet {
@@ -227,80 +233,68 @@ impl InstructionSet {
     /// Reads one hop's fields from `b` (at least `plan.hop_bytes` long) into `hop`.
     #[inline]
     pub fn read_hop(&self, plan: &Plan, b: &[u8], hop: &mut HopMetadata) {
-        // The hop copied into a fixed buffer: every read below is provably in bounds
-        // (offsets masked to 0..63, reads of at most 8 bytes), so none is checked.
-        let n = plan.hop_bytes.min(HOP_BUF - 8);
-        let mut w = [0u8; HOP_BUF];
-        w[..n].copy_from_slice(&b[..n]);
+        // Straight from the packet: every present field lies inside the hop (the plan
+        // was built so), so each read is one predictable bounds check; absent fields are
+        // written as 0 in the same pass instead of clearing the hop first.
+        let b = &b[..plan.hop_bytes];
         let f = plan.fields;
-        let at = |fl: u16| plan.offsets[(fl.trailing_zeros() as usize) % 12] as usize & 63;
-        let w32_at = |o: usize| u32::from_be_bytes([w[o], w[o + 1], w[o + 2], w[o + 3]]);
-        let w32 = |fl: u16| w32_at(at(fl));
+        let r32 = |fl: u16| if f & fl != 0 { be32(&b[plan.offset(fl)..]) } else { 0 };
         let ts = |fl: u16| {
-            let o = at(fl);
-            if plan.wide_ts { (w32_at(o) as u64) << 32 | w32_at(o + 4) as u64 } else { w32_at(o) as u64 }
+            if f & fl == 0 {
+                0
+            } else if plan.wide_ts {
+                be64(&b[plan.offset(fl)..])
+            } else {
+                be32(&b[plan.offset(fl)..]) as u64
+            }
         };
-        *hop = HopMetadata::default();
-        if f & field::SWITCH_ID != 0 {
-            hop.switch_id = w32(field::SWITCH_ID);
-        }
-        if f & field::L1_PORTS != 0 {
-            let v = w32(field::L1_PORTS);
-            hop.ingress_port = (v >> 16) as u16;
-            hop.egress_port = v as u16;
-        }
-        if f & field::HOP_LATENCY != 0 {
-            hop.hop_latency = w32(field::HOP_LATENCY);
-        }
-        if f & field::QUEUE_OCCUPANCY != 0 {
-            let v = w32(field::QUEUE_OCCUPANCY);
-            hop.queue_id = (v >> 24) as u8;
-            hop.queue_occupancy = v & 0x00ff_ffff;
-        }
-        if f & field::INGRESS_TS != 0 {
-            hop.ingress_ts = ts(field::INGRESS_TS);
-        }
-        if f & field::EGRESS_TS != 0 {
-            hop.egress_ts = ts(field::EGRESS_TS);
-        }
-        if f & field::L2_PORTS != 0 {
-            let o = at(field::L2_PORTS);
-            hop.l2_ingress_port = w32_at(o);
-            hop.l2_egress_port = w32_at(o + 4);
-        }
-        if f & field::TX_UTILIZATION != 0 {
-            hop.tx_utilization = w32(field::TX_UTILIZATION);
-        }
-        if f & field::BUFFER_OCCUPANCY != 0 {
-            let v = w32(field::BUFFER_OCCUPANCY);
-            hop.buffer_id = (v >> 24) as u8;
-            hop.buffer_occupancy = v & 0x00ff_ffff;
-        }
-        if f & field::QUEUE_CONGESTION != 0 {
-            let v = w32(field::QUEUE_CONGESTION);
-            hop.congestion_queue_id = (v >> 24) as u8;
-            hop.queue_congestion = v & 0x00ff_ffff;
-        }
-        if f & field::DROP_REASON != 0 {
-            let v = w32(field::DROP_REASON);
-            hop.drop_queue_id = (v >> 24) as u8;
-            hop.drop_reason = (v >> 16) as u8;
-        }
+        let ports = r32(field::L1_PORTS);
+        let queue = r32(field::QUEUE_OCCUPANCY);
+        let buffer = r32(field::BUFFER_OCCUPANCY);
+        let congestion = r32(field::QUEUE_CONGESTION);
+        let drop = r32(field::DROP_REASON);
+        let (l2_in, l2_out) = if f & field::L2_PORTS != 0 {
+            let o = plan.offset(field::L2_PORTS);
+            (be32(&b[o..]), be32(&b[o + 4..]))
+        } else {
+            (0, 0)
+        };
+        *hop = HopMetadata {
+            switch_id: r32(field::SWITCH_ID),
+            ingress_port: (ports >> 16) as u16,
+            egress_port: ports as u16,
+            hop_latency: r32(field::HOP_LATENCY),
+            queue_id: (queue >> 24) as u8,
+            queue_occupancy: queue & 0x00ff_ffff,
+            ingress_ts: ts(field::INGRESS_TS),
+            egress_ts: ts(field::EGRESS_TS),
+            l2_ingress_port: l2_in,
+            l2_egress_port: l2_out,
+            tx_utilization: r32(field::TX_UTILIZATION),
+            buffer_id: (buffer >> 24) as u8,
+            buffer_occupancy: buffer & 0x00ff_ffff,
+            congestion_queue_id: (congestion >> 24) as u8,
+            queue_congestion: congestion & 0x00ff_ffff,
+            drop_queue_id: (drop >> 24) as u8,
+            drop_reason: (drop >> 16) as u8,
+        };
     }
 }
 
-/// Bytes of the buffer a hop is read from: the widest hop (52 bytes) plus room for the
-/// last 8-byte read at a masked offset.
-const HOP_BUF: usize = 72;
-
+// One bounds check per read (indexing byte by byte would check every byte).
 #[inline(always)]
 pub fn be16(b: &[u8]) -> u16 {
-    u16::from_be_bytes([b[0], b[1]])
+    u16::from_be_bytes(*b.first_chunk().expect("2 bytes"))
 }
 
 #[inline(always)]
 pub fn be32(b: &[u8]) -> u32 {
-    u32::from_be_bytes([b[0], b[1], b[2], b[3]])
+    u32::from_be_bytes(*b.first_chunk().expect("4 bytes"))
+}
+
+#[inline(always)]
+pub fn be64(b: &[u8]) -> u64 {
+    u64::from_be_bytes(*b.first_chunk().expect("8 bytes"))
 }
 
 #[cfg(test)]

@@ -200,6 +200,26 @@ impl IntReport {
 pub struct ReportBuf {
     reports: Box<[IntReport; MAX_REPORTS]>,
     len: usize,
+    stack: Box<RawStack>,
+}
+
+/// Stacks of at most this many bytes may be kept raw (6 hops of every v0.5 field take
+/// 192, of every v1.0 field 288).
+pub const RAW_STACK_MAX: usize = 256;
+
+/// The hop stack of a v0.5/v1.0 report kept as bytes, its hops not yet read: the INT
+/// state compares it with the flow's last stack and reads the hops only when it
+/// differs (see `inband::state`).
+pub struct RawStack {
+    /// Keep stacks raw (set by [`ReportBuf::deferring`]).
+    enabled: bool,
+    /// The first report's hops are in `bytes`, not in its `hops`.
+    pub(crate) pending: bool,
+    pub(crate) set: &'static instructions::InstructionSet,
+    pub(crate) plan: instructions::Plan,
+    /// 8 bytes past the largest stack, so that word-wise reads of the last hop stay
+    /// inside.
+    pub(crate) bytes: [u8; RAW_STACK_MAX + 8],
 }
 
 impl Default for ReportBuf {
@@ -207,28 +227,70 @@ impl Default for ReportBuf {
         ReportBuf {
             reports: Box::new([IntReport::EMPTY; MAX_REPORTS]),
             len: 0,
+            stack: Box::new(RawStack { enabled: false, pending: false, set: &instructions::V05, plan: instructions::Plan::EMPTY, bytes: [0; RAW_STACK_MAX + 8] }),
         }
     }
 }
 
 impl ReportBuf {
+    /// A buffer that keeps the hop stack of v0.5/v1.0 reports (up to [`RAW_STACK_MAX`]
+    /// bytes) raw until [`ReportBuf::read_hops`]; for `IntState::apply_buf`.
+    pub fn deferring() -> ReportBuf {
+        let mut b = ReportBuf::default();
+        b.stack.enabled = true;
+        b
+    }
+
+    /// The decoded reports.
+    ///
+    /// # Panics
+    /// When the hops of a [`ReportBuf::deferring`] buffer were not read yet.
     pub fn reports(&self) -> &[IntReport] {
+        assert!(!self.stack.pending, "hop stack not read: call read_hops first");
         &self.reports[..self.len]
+    }
+
+    /// The version of each report (whether or not its hops were read).
+    pub fn versions(&self) -> impl Iterator<Item = ReportVersion> + '_ {
+        self.reports[..self.len].iter().map(|r| r.version)
+    }
+
+    /// The first report and its raw stack, while its hops are unread.
+    pub(crate) fn pending(&self) -> Option<(&IntReport, &RawStack)> {
+        self.stack.pending.then(|| (&self.reports[0], &*self.stack))
+    }
+
+    /// Reads the hops of a raw stack into the report.
+    pub fn read_hops(&mut self) {
+        if !self.stack.pending {
+            return;
+        }
+        let st = &*self.stack;
+        let r = &mut self.reports[0];
+        let n = r.hop_count as usize;
+        let hb = st.plan.hop_bytes;
+        for (i, h) in r.hops[..n].iter_mut().enumerate() {
+            st.set.read_hop(&st.plan, &st.bytes[i * hb..(i + 1) * hb], h);
+        }
+        self.stack.pending = false;
     }
 
     pub fn clear(&mut self) {
         self.len = 0;
+        self.stack.pending = false;
     }
 
-    /// The next report slot, reset for `version`.
-    fn push(&mut self, version: ReportVersion) -> Result<&mut IntReport, IntError> {
+    /// The next report slot, reset for `version`, and the raw stack when it may keep
+    /// this report's (the only report of a v0.5/v1.0 packet).
+    fn push(&mut self, version: ReportVersion) -> Result<(&mut IntReport, Option<&mut RawStack>), IntError> {
         if self.len == MAX_REPORTS {
             return Err(IntError::TooManyReports);
         }
         let r = &mut self.reports[self.len];
         self.len += 1;
         r.reset(version);
-        Ok(r)
+        let raw = (self.stack.enabled && version != ReportVersion::V2).then_some(&mut *self.stack);
+        Ok((r, raw))
     }
 }
 
@@ -395,6 +457,9 @@ pub const DEFAULT_PORT: u16 = 54321;
 pub struct IntDecoder {
     versions: u8,
     max_hops: u8,
+    /// The first configured port (usually the only one): checked before the bitset,
+    /// whose line may have left the cache.
+    first_port: u16,
     /// Bitset of accepted UDP ports.
     ports: Box<[u64; 1024]>,
 }
@@ -417,6 +482,7 @@ impl IntDecoder {
         Ok(IntDecoder {
             versions: cfg.versions.iter().fold(0, |a, v| a | v.bit()),
             max_hops: cfg.max_hops,
+            first_port: cfg.ports[0],
             ports,
         })
     }
@@ -443,7 +509,7 @@ impl IntDecoder {
             return Err(IntError::OuterMalformed);
         }
         let port = pkt.tuple.dport;
-        if self.ports[port as usize / 64] & (1 << (port % 64)) == 0 {
+        if port != self.first_port && self.ports[port as usize / 64] & (1 << (port % 64)) == 0 {
             return Err(IntError::NotReportPort);
         }
         self.decode_payload(pkt.payload, out)
@@ -485,25 +551,38 @@ impl IntDecoder {
         }
     }
 
-    /// Checks a stack of `stack_len` bytes against the plan and reads its hops.
+    /// Checks a stack of `stack_len` bytes against the plan and reads its hops (or keeps
+    /// them raw in `raw`).
     fn read_stack(
         &self,
-        set: &instructions::InstructionSet,
+        set: &'static instructions::InstructionSet,
         plan: &instructions::Plan,
         stack: &[u8],
         hops: usize,
         r: &mut IntReport,
+        raw: Option<&mut RawStack>,
     ) -> Result<(), IntError> {
         if hops > self.max_hops as usize {
             return Err(IntError::TooManyHops);
         }
         debug_assert!(stack.len() >= hops * plan.hop_bytes);
-        for (i, chunk) in stack.chunks_exact(plan.hop_bytes.max(1)).take(hops).enumerate() {
-            set.read_hop(plan, chunk, &mut r.hops[i]);
-        }
-        if plan.hop_bytes == 0 {
-            for h in &mut r.hops[..hops] {
-                *h = HopMetadata::default();
+        let len = hops * plan.hop_bytes;
+        match raw {
+            Some(raw) if len <= RAW_STACK_MAX && plan.hop_bytes > 0 => {
+                raw.bytes[..len].copy_from_slice(&stack[..len]);
+                raw.set = set;
+                raw.plan = *plan;
+                raw.pending = true;
+            }
+            _ => {
+                for (i, chunk) in stack.chunks_exact(plan.hop_bytes.max(1)).take(hops).enumerate() {
+                    set.read_hop(plan, chunk, &mut r.hops[i]);
+                }
+                if plan.hop_bytes == 0 {
+                    for h in &mut r.hops[..hops] {
+                        *h = HopMetadata::default();
+                    }
+                }
             }
         }
         r.hop_count = hops as u8;

@@ -76,7 +76,7 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
     if int.len() < tail_at + TAIL_LEN {
         return Err(IntError::TailTruncated);
     }
-    let r = out.push(ReportVersion::V05)?;
+    let (r, raw) = out.push(ReportVersion::V05)?;
     r.hw_id = p[3] & 0x3f;
     r.seq = be32(&p[4..]);
     r.report_ts = Some(be32(&p[8..]));
@@ -89,5 +89,5 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
     r.flow = Some(l4.tuple);
     r.original_dscp = Some(int[tail_at + 3]);
     r.hop_budget = max_hops;
-    d.read_stack(&V05, &plan, &int[stack_start..tail_at], total_hops, r)
+    d.read_stack(&V05, &plan, &int[stack_start..tail_at], total_hops, r, raw)
 }

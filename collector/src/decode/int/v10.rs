@@ -69,7 +69,7 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
         }
         stack.len() / plan.hop_bytes
     };
-    let r = out.push(ReportVersion::V10)?;
+    let (r, raw) = out.push(ReportVersion::V10)?;
     r.hw_id = p[3] & 0x3f;
     r.node_id = Some(be32(&p[4..]));
     r.seq = be32(&p[8..]);
@@ -83,5 +83,5 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
     r.flow = Some(l4.tuple);
     r.original_dscp = Some(int[3] >> 2);
     r.hop_budget = md[3];
-    d.read_stack(&V1_V2, &plan, stack, hops, r)
+    d.read_stack(&V1_V2, &plan, stack, hops, r, raw)
 }

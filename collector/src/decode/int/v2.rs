@@ -52,7 +52,7 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
         }
         let (one, tail) = rest.split_at(total);
         rest = tail;
-        let r = out.push(ReportVersion::V2)?;
+        let (r, _) = out.push(ReportVersion::V2)?;
         r.hw_id = hw_id;
         r.seq = seq;
         r.node_id = Some(node_id);
@@ -149,5 +149,5 @@ pub fn int_md(d: &IntDecoder, int: &[u8], r: &mut IntReport) -> Result<(), IntEr
         r.original_dscp = Some(int[3] >> 2);
     }
     r.hop_budget = md[3];
-    d.read_stack(&V1_V2, &plan, stack, hops, r)
+    d.read_stack(&V1_V2, &plan, stack, hops, r, None)
 }

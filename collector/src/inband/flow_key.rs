@@ -1,0 +1,104 @@
+//! The INT state's flow key: a 5-tuple packed into five words and hashed once, when the
+//! report's flow is looked up; the table then uses the stored hash as it is.
+
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::net::IpAddr;
+
+use crate::decode::FiveTuple;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct FlowKey {
+    /// First, so that unequal keys usually differ on the first word compared.
+    hash: u64,
+    words: [u64; 5],
+}
+
+impl Hash for FlowKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
+    }
+}
+
+/// Packs and hashes flows with a seed chosen per state (foldhash's random seed).
+#[derive(Clone, Default)]
+pub(super) struct FlowKeys(foldhash::fast::RandomState);
+
+impl FlowKeys {
+    #[inline]
+    pub(super) fn key(&self, f: &FiveTuple) -> FlowKey {
+        let (family, src, dst) = match (f.src, f.dst) {
+            (IpAddr::V4(s), IpAddr::V4(d)) => (4u64, u32::from(s) as u128, u32::from(d) as u128),
+            (s, d) => (6u64, v6(s), v6(d)),
+        };
+        let words = [
+            (src >> 64) as u64,
+            src as u64,
+            (dst >> 64) as u64,
+            dst as u64,
+            f.proto as u64 | (f.sport as u64) << 8 | (f.dport as u64) << 24 | family << 40,
+        ];
+        FlowKey { hash: self.0.hash_one(words), words }
+    }
+}
+
+fn v6(a: IpAddr) -> u128 {
+    match a {
+        IpAddr::V4(a) => u128::from(a.to_ipv6_mapped()),
+        IpAddr::V6(a) => u128::from(a),
+    }
+}
+
+/// The hasher of tables keyed by [`FlowKey`]: the key's own hash, unchanged.
+#[derive(Default)]
+pub(super) struct StoredHash(u64);
+
+impl Hasher for StoredHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only FlowKey is hashed here, through write_u64; fold anything else anyway.
+        for b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+pub(super) type StoredHashes = BuildHasherDefault<StoredHash>;
+
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    use super::*;
+
+    fn t(src: IpAddr, dst: IpAddr, sport: u16) -> FiveTuple {
+        FiveTuple { src, dst, proto: 6, sport, dport: 80 }
+    }
+
+    #[test]
+    fn distinct_tuples_give_distinct_keys_and_equal_ones_equal_keys() {
+        let k = FlowKeys::default();
+        let a4 = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1));
+        let b4 = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
+        let a6 = IpAddr::V6(Ipv4Addr::new(10, 0, 0, 1).to_ipv6_mapped());
+        let b6 = IpAddr::V6(Ipv4Addr::new(10, 0, 0, 2).to_ipv6_mapped());
+        let keys = [
+            k.key(&t(a4, b4, 1)),
+            k.key(&t(b4, a4, 1)),
+            k.key(&t(a4, b4, 2)),
+            k.key(&t(a6, b6, 1)),
+            k.key(&t(IpAddr::V6(Ipv6Addr::LOCALHOST), b6, 1)),
+        ];
+        for i in 0..keys.len() {
+            for j in 0..keys.len() {
+                assert_eq!(keys[i] == keys[j], i == j, "{i} {j}");
+            }
+        }
+        assert_eq!(k.key(&t(a4, b4, 1)), keys[0]);
+        assert_eq!(StoredHashes::default().hash_one(keys[0]), keys[0].hash);
+    }
+}
