@@ -19,6 +19,14 @@ use planck_emu::realhost::capture::{Capture, XdpMode};
 use planck_emu::realhost::xdp::XskRing;
 use veth_pair::{Pair, Receiver, Sender, is_root};
 
+/// The tests run one at a time: each paces an emulator and a sender and receiver thread in
+/// real time, and side by side on a 2-core machine they starved one another's receivers.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn skip(test: &str) -> bool {
     if is_root() {
         return false;
@@ -80,6 +88,7 @@ fn carry(
 }
 
 fn frames_in_equal_frames_out(capture: Capture, tag: &str, net: u8) {
+    let _one = serial();
     let pair = Pair::up(tag, net);
     let mut io = VethHosts::open_with(&pair.hosts, &pair.setup, 0, 1500, capture)
         .unwrap_or_else(|e| panic!("{}: {e}", capture.name()));
@@ -201,6 +210,7 @@ fn afxdp_takes_no_frame_that_arrived_after_the_slot() {
     if skip("afxdp_takes_no_frame_that_arrived_after_the_slot") {
         return;
     }
+    let _one = serial();
     let pair = Pair::up("xt", 218);
     let mut ring = XskRing::open(&pair.veth('a'), 1514, 256, XdpMode::Native).unwrap();
     let tx = Sender::start(&pair);
@@ -230,6 +240,7 @@ fn afxdp_errors_are_one_line() {
     if skip("afxdp_errors_are_one_line") {
         return;
     }
+    let _one = serial();
     let pair = Pair::up("xe", 219);
     let veth = pair.veth('a');
     let e = XskRing::open("nosuchveth0", 1514, 256, XdpMode::Native)

@@ -224,6 +224,9 @@ impl Sender {
 
 /// Takes the datagrams at host b (so its kernel does not answer with ICMP);
 /// with `check`, keeps each one's sequence number and whether its bytes were intact.
+/// How long the receiver's socket must stay quiet before a finished receiver stops.
+const QUIET: Duration = Duration::from_secs(1);
+
 pub struct Receiver {
     stop: mpsc::Sender<()>,
     handle: JoinHandle<(Vec<u32>, u64)>,
@@ -253,8 +256,14 @@ impl Receiver {
             let mut buf = [0u8; 2048];
             let mut want = [0u8; 2048];
             let (mut seqs, mut damaged) = (Vec::new(), 0u64);
+            let mut stop_asked = false;
+            let mut last = std::time::Instant::now();
             loop {
-                match sock.recv(&mut buf) {
+                let got = sock.recv(&mut buf);
+                if got.is_ok() {
+                    last = std::time::Instant::now();
+                }
+                match got {
                     Ok(n) if check => {
                         let seq = if n >= 4 {
                             u32::from_be_bytes(buf[..4].try_into().unwrap())
@@ -269,7 +278,10 @@ impl Receiver {
                     }
                     Ok(_) => {}
                     Err(_) => {
-                        if stopped.try_recv().is_ok() {
+                        stop_asked = stop_asked || stopped.try_recv().is_ok();
+                        // Quiet for a whole second, not one timeout: on a loaded machine the
+                        // last datagrams can still be on their way through the kernel.
+                        if stop_asked && last.elapsed() >= QUIET {
                             break;
                         }
                     }
@@ -280,7 +292,7 @@ impl Receiver {
         Receiver { stop, handle }
     }
 
-    /// Stop after the socket has been quiet for 100 ms: (sequence numbers, damaged).
+    /// Stop once the socket has been quiet for `QUIET`: (sequence numbers, damaged).
     pub fn finish(self) -> (Vec<u32>, u64) {
         let _ = self.stop.send(());
         self.handle.join().expect("receiver")
