@@ -136,7 +136,9 @@ class Lab:
         self.ingress = ingress
         self.isolate = isolate
         self.switch_cpus = self.generator_cpus = None
-        self.p = "lk%04x" % random.randrange(1 << 16)
+        # From the OS, not from the seeded generator: runs with the same seed (every CI run of the
+        # validation) must not share names, or one run's setup and cleanup removes the other's links.
+        self.p = "lk%s" % os.urandom(3).hex()
         self.d = tempfile.mkdtemp(prefix="planck-loko.")
         self.ports = ports
         self.br = self.p + "br"
