@@ -132,10 +132,13 @@ class Lab:
     is the switch's input buffer, set per device without touching system-wide settings.
     """
 
-    def __init__(self, ports, ingress="veth"):
+    def __init__(self, ports, ingress="veth", isolate=False):
         self.ingress = ingress
-        # Not from the seeded generator: runs with the same --seed would share names.
-        self.p = "lk%04x" % random.SystemRandom().randrange(1 << 16)
+        self.isolate = isolate
+        self.switch_cpus = self.generator_cpus = None
+        # From the OS, not from the seeded generator: runs with the same seed (every CI run of the
+        # validation) must not share names, or one run's setup and cleanup removes the other's links.
+        self.p = "lk%s" % os.urandom(3).hex()
         self.d = tempfile.mkdtemp(prefix="planck-loko.")
         self.ports = ports
         self.br = self.p + "br"
@@ -157,9 +160,18 @@ class Lab:
                 "--pidfile=%s/ovsdb-server.pid" % d, "--unixctl=%s/ovsdb-server.ctl" % d,
                 "--log-file=%s/ovsdb-server.log" % d, "--detach", "--no-chdir")
         self.sh(*self.vsctl, "--no-wait", "init")
+        if self.isolate:
+            # The switch under test kept deterministic, as a dedicated switch would be: no datapath
+            # flow expires during a run (so no upcall on a flow's packets after the warm-up), the
+            # revalidators dump rarely, statistics go to the database rarely, one handler and one
+            # revalidator thread, memory locked (no page faults in the forwarding path).
+            self.sh(*self.vsctl, "--no-wait", "set", "Open_vSwitch", ".",
+                    "other_config:max-idle=3600000", "other_config:max-revalidator=3600000",
+                    "other_config:stats-update-interval=3600000", "other_config:n-handler-threads=1",
+                    "other_config:n-revalidator-threads=1")
         self.sh("ovs-vswitchd", "unix:%s/db.sock" % d, "--pidfile=%s/ovs-vswitchd.pid" % d,
                 "--unixctl=%s/ovs-vswitchd.ctl" % d, "--log-file=%s/ovs-vswitchd.log" % d,
-                "--detach", "--no-chdir")
+                "--detach", "--no-chdir", *(["--mlockall"] if self.isolate else []))
         self.sh(*self.vsctl, "add-br", self.br, "--", "set", "bridge", self.br, "datapath_type=netdev",
                 "--", "set", "bridge", self.br, "fail-mode=secure")
         ofport = 1
@@ -195,6 +207,47 @@ class Lab:
         dump = self.sh("ovs-ofctl", "dump-flows", "unix:%s/%s.mgmt" % (self.d, self.br), check=False)
         if dump.stdout.count("actions=output") < self.ports:
             raise RuntimeError("flows not installed: " + dump.stdout + dump.stderr)
+
+    def vswitchd_pid(self):
+        with open(os.path.join(self.d, "ovs-vswitchd.pid")) as fh:
+            return int(fh.read().strip())
+
+    def isolate_switch(self):
+        """Gives the switch's forwarding thread a CPU of its own among this run's processes.
+
+        With a userspace datapath and non-PMD ports (taps, veths), ovs-vswitchd's main thread polls
+        every port: it is the switch's forwarding engine. Left to the scheduler it shares the CPUs
+        with this run's own senders and receivers, so the switch is slower while traffic is offered
+        than while its rings drain, and its benchmark does not describe it under validation. The
+        forwarding thread goes on the last CPU; OVS's other threads (handlers, revalidators, RCU),
+        the orchestrator and every sender and receiver it starts on the others. Only the placement
+        of this run's own processes changes: no priority, nothing of other processes.
+        Called again before each stage, since OVS may start threads at any time."""
+        cpus = sorted(os.sched_getaffinity(0) if self.generator_cpus is None else
+                      self.generator_cpus | self.switch_cpus)
+        if len(cpus) < 2:
+            return False
+        self.switch_cpus, self.generator_cpus = {cpus[-1]}, set(cpus[:-1])
+        os.sched_setaffinity(0, self.generator_cpus)  # children (senders, receivers) inherit it
+        pid = self.vswitchd_pid()
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                os.sched_setaffinity(int(tid), self.switch_cpus if int(tid) == pid else self.generator_cpus)
+            except OSError:
+                pass  # a thread that ended meanwhile
+        return True
+
+    def forwarding_thread_stats(self):
+        """The forwarding thread's CPU time, time spent runnable but waiting for a CPU (schedstat),
+        and involuntary context switches: how much the switch was held up by the scheduler."""
+        pid = self.vswitchd_pid()
+        try:
+            run, wait, _ = (int(x) for x in open("/proc/%d/task/%d/schedstat" % (pid, pid)).read().split())
+            status = open("/proc/%d/task/%d/status" % (pid, pid)).read()
+        except OSError:
+            return None
+        invol = int(status.split("nonvoluntary_ctxt_switches:")[1].split()[0])
+        return {"cpuNs": run, "runQueueWaitNs": wait, "involuntarySwitches": invol}
 
     def tap(self, i):
         return "%st%d" % (self.p, i)

@@ -42,6 +42,8 @@ GUARANTEED_PAIRS = 3
 CROSS_PAIR = 3
 MTU = 1514
 PORT_BPS = 10_000_000_000  # veth reports 10 Gb/s; one MTU's transmission is 1.2 us
+LATE_WINDOW_NS = 100_000_000
+STALL_GAP_NS = 1_000_000  # a gap between departures of a backlogged switch longer than this is a stall
 log = sb.log
 
 
@@ -193,39 +195,48 @@ def role_tbrecv(a):
 
 
 def measure_buffer(lab, size, count=int(1.5 * sb.TAP_QUEUE)):
-    """Frames of `size` the switch holds for one input port while its forwarding is stopped."""
-    me = os.path.abspath(sb.__file__)
-    pid = int(open(os.path.join(lab.d, "ovs-vswitchd.pid")).read().strip())
+    """Frames of `size` the switch holds for one input port while its forwarding is stopped: more
+    frames than the ring holds are sent back to back (a quota, however slowly this process runs)."""
+    me = os.path.abspath(__file__)
+    pid = lab.vswitchd_pid()
     before = lab.port_counters()
+    out = os.path.join(lab.d, "buffer-%d.tx" % size)
     os.kill(pid, signal.SIGSTOP)
     try:
         prefix, ifname = lab.sender(0)
-        p = subprocess.run(prefix + [sys.executable, me, "send", "--ifname", ifname,
-                                     "--run", "7", "--flow", "0", "--duration", str(count / 20000),
-                                     "--size", str(size), "--pps", "20000", "--burst", "20",
-                                     "--src-mac", "02:00:00:00:01:00", "--dst-mac", "02:00:00:00:02:00"],
-                           check=True, stdout=subprocess.PIPE, text=True, timeout=60)
+        spec = [{"flow": 0, "size": size, "pps": 1_000_000, "burst": count, "quota": count}]
+        p = subprocess.run(prefix + [sys.executable, me, "tbsend", "--ifname", ifname, "--run", "7",
+                                     "--flow-spec", json.dumps(spec), "--start-at", "0", "--duration", "60",
+                                     "--out", out, "--src-mac", "02:00:00:00:01:00", "--dst-mac", "02:00:00:00:02:00"],
+                           check=True, stdout=subprocess.PIPE, text=True, timeout=120)
         time.sleep(0.3)
     finally:
         os.kill(pid, signal.SIGCONT)
+    os.unlink(out)
     time.sleep(1.5)
     after = lab.port_counters()
-    offered = json.loads(p.stdout.strip().splitlines()[-1])["sent"]
+    r = json.loads(p.stdout.strip().splitlines()[-1])["0"]
+    offered = r["sent"]
     held = after[2][1] - before[2][1]
     if held >= offered:
         raise RuntimeError("buffer test: all %d frames of %d B held; offer more" % (offered, size))
     return held, offered
 
 
-def measure_drain(lab, run_id, size, frames=int(0.95 * sb.TAP_QUEUE)):
-    """The switch's service rate while backlogged: with forwarding stopped, each guaranteed port's
-    input ring is filled with `frames` frames; forwarding resumes and the receivers' kernel
-    stamps give the rate at which the switch empties all rings together (sender speed plays no
-    part). Returns (frames/s, frames received, frames sent)."""
+def measure_drain(lab, run_id, size, ports=GUARANTEED_PAIRS, frames=int(0.95 * sb.TAP_QUEUE)):
+    """The switch's service rate while `ports` input ports are backlogged: with forwarding
+    stopped, the input ring of each of the first `ports` guaranteed ports is filled with `frames`
+    frames; forwarding resumes and the receivers' kernel stamps give the rate at which the switch
+    empties the rings together (sender speed plays no part). The rate depends on how many ports
+    are backlogged: OVS's forwarding thread reads at most one batch (32 frames) per port per
+    iteration of its main loop, whose own cost is paid per iteration, so one backlogged port is
+    served more slowly than several. Returns (frames/s, frames received, frames sent)."""
     me = os.path.abspath(__file__)
-    pid = int(open(os.path.join(lab.d, "ovs-vswitchd.pid")).read().strip())
+    if lab.isolate:
+        lab.isolate_switch()
+    pid = lab.vswitchd_pid()
     outs, recvs = {}, {}
-    for i in range(GUARANTEED_PAIRS):
+    for i in range(ports):
         outs[i] = os.path.join(lab.d, "drain-%d-%d.bin" % (run_id, i))
         recvs[i] = subprocess.Popen(["ip", "netns", "exec", lab.ns("r", i), sys.executable, me, "tbrecv",
                                      "--ifname", "eth0", "--run", str(run_id), "--duration", "120",
@@ -236,7 +247,7 @@ def measure_drain(lab, run_id, size, frames=int(0.95 * sb.TAP_QUEUE)):
     sent = 0
     os.kill(pid, signal.SIGSTOP)
     try:
-        for i in range(GUARANTEED_PAIRS):
+        for i in range(ports):
             # One bucket of `frames` frames, sent back to back however slowly this process runs.
             prefix, ifname = lab.sender(i)
             spec = [{"flow": i, "size": size, "pps": 1_000_000, "burst": frames, "quota": frames}]
@@ -249,6 +260,7 @@ def measure_drain(lab, run_id, size, frames=int(0.95 * sb.TAP_QUEUE)):
             r = json.loads(p.stdout.strip().splitlines()[-1])[str(i)]
             sent += r["sent"] - r["sendErrors"]
     finally:
+        resumed = time.time_ns()
         os.kill(pid, signal.SIGCONT)
     time.sleep(4.0)
     rx = []
@@ -263,7 +275,21 @@ def measure_drain(lab, run_id, size, frames=int(0.95 * sb.TAP_QUEUE)):
     rx.sort()
     if len(rx) < 2:
         raise RuntimeError("drain test: nothing forwarded")
-    return (len(rx) - 1) / ((rx[-1] - rx[0]) / 1e9), len(rx), sent
+    return rx, resumed, sent
+
+
+def serving_rate(rx):
+    """Frames/s while the switch was serving: departures over the time between them, leaving out
+    gaps of more than STALL_GAP_NS (the forwarding thread held up). Reported, not used for R: how
+    fast the switch forwards when it runs, next to what it sustains on this machine."""
+    busy = sum(min(b - a, STALL_GAP_NS) for a, b in zip(rx, rx[1:]) if b - a <= STALL_GAP_NS)
+    return (len(rx) - 1) / (busy / 1e9) if busy > 0 else float("inf")
+
+
+def drain_latency(rx, resumed, frame_work, rate):
+    """Smallest T (s) for which the service curve rate x (t - T), started when forwarding resumed,
+    has served the k-th frame of the drain (frame_work work bytes each) by its departure."""
+    return max((t - resumed) / 1e9 - (k + 1) * frame_work / rate for k, t in enumerate(rx))
 
 
 def bench_run(lab, n, k, size, pps, burst, d):
@@ -271,6 +297,8 @@ def bench_run(lab, n, k, size, pps, burst, d):
              for i in range(k)]
     records, tx, sent, sock_drops, switch = drive(lab, 100 + n, flows, None, d)
     st = [flow_stats(f, records.get(f["num"], []), tx.get(f["num"], {}), sent[f["num"]], d, None) for f in flows]
+    for x in st:
+        x.pop("lateWindows")
     received = sum(x["received"] for x in st)
     lost = sum(x["lost"] for x in st)
     return {"ports": k, "sizeBytes": size, "offeredPpsPerPort": pps, "burstPackets": burst,
@@ -279,14 +307,14 @@ def bench_run(lab, n, k, size, pps, burst, d):
             "switchRx": switch["rx"], "switchTx": received, "switchLost": lost,
             "achievedPps": received / d, "achievedBytesPerSec": received * size / d,
             "latencyNs": {q: max((x["latencyNs"][q] or 0) for x in st) for q in ("p50", "p99", "p999", "max")},
-            "flows": st}
+            "forwardingThread": switch.get("forwardingThread"), "flows": st}
 
 
 def benchmark(lab, a):
     """Loko's recipe on this bridge, with the validation's own senders (greedy token buckets).
 
-    1. Capacity: the rate at which the switch empties 3 full input rings (measure_drain), per
-       frame size, the slowest of --drain-repeats; a fit of 1/pps(L) = (L + o)/R through 64 B and
+    1. Capacity: the rate at which the switch empties 1, 2 and 3 full input rings (measure_drain),
+       per frame size, the slowest of every count of rings and of --drain-repeats; a fit of 1/pps(L) = (L + o)/R through 64 B and
        1500 B gives R (work bytes/s) and o. (Python senders cannot offer more than the switch
        serves on 2 shared cores, so an offered-load sweep would only give a lower bound.)
     2. Latency: 1, 2, 3 ports at fractions of that capacity; T is the smallest latency for which
@@ -297,16 +325,33 @@ def benchmark(lab, a):
     runs = []
     cap = {}
     drains = []
+    drain_ports = [int(x) for x in a.drain_ports.split(",")]
     for rep_i in range(a.drain_repeats):
         for size in (64, 1500):
-            rate_pps, got, sent = measure_drain(lab, 50 + len(drains), size)
-            drains.append({"sizeBytes": size, "pps": rate_pps, "received": got, "sent": sent})
-            log("bench capacity %d B [%d/%d]: %d rings of frames emptied at %.0f frames/s (%d of %d forwarded)" % (
-                size, rep_i + 1, a.drain_repeats, GUARANTEED_PAIRS, rate_pps, got, sent))
-            if got != sent:
-                raise RuntimeError("drain test lost frames: %d of %d" % (got, sent))
+            for k in drain_ports:
+                rx, resumed, sent = measure_drain(lab, 50 + len(drains), size, ports=k)
+                got = len(rx)
+                rate_pps = serving_rate(rx)
+                drains.append({"sizeBytes": size, "ports": k, "servingPps": rate_pps, "received": got, "sent": sent,
+                               "overallPps": (got - 1) / ((rx[-1] - rx[0]) / 1e9),
+                               "resumeToFirstNs": rx[0] - resumed,
+                               "longestGapNs": max(b - a for a, b in zip(rx, rx[1:])),
+                               "departures": rx, "resumedNs": resumed})
+                log("bench capacity %d B [%d/%d]: %d ring(s) of frames emptied at %.0f frames/s (%.0f between "
+                    "gaps over 1 ms; longest gap %.1f ms; %d of %d forwarded)" % (
+                        size, rep_i + 1, a.drain_repeats, k, drains[-1]["overallPps"], rate_pps,
+                        drains[-1]["longestGapNs"] / 1e6, got, sent))
+                if got != sent:
+                    raise RuntimeError("drain test lost frames: %d of %d" % (got, sent))
+    def median_rate(size, k):
+        v = sorted(x["overallPps"] for x in drains if x["sizeBytes"] == size and x["ports"] == k)
+        return v[len(v) // 2]
     for size in (64, 1500):
-        cap[size] = min(x["pps"] for x in drains if x["sizeBytes"] == size)  # the slowest repeat
+        # Per number of backlogged ports the median repeat, then the slowest number of ports: the
+        # switch's rate whichever ports carry its backlog. A repeat slowed by a stall does not set
+        # the rate: the service curve is fitted to every drain below, and its stall goes into T.
+        cap[size] = min(median_rate(size, k) for k in drain_ports)
+    by_ports = {str(k): {str(size): median_rate(size, k) for size in (64, 1500)} for k in drain_ports}
     c1, c2 = 1.0 / cap[64], 1.0 / cap[1500]
     slope = (c2 - c1) / (1500 - 64)
     if slope > 0:
@@ -328,13 +373,20 @@ def benchmark(lab, a):
         r["loadFraction"] = f
         runs.append(r)
         log("bench latency [%d/%d] ports=%d size=%d at %.0f %% of capacity (%d pps/port, burst %d): "
-            "sent %d, lost %d, max %.1f ms" % (i, len(grid), k, size, 100 * f, pps, burst, r["sent"], r["lost"],
-                                               r["latencyNs"]["max"] / 1e6))
+            "sent %d, lost %d, max %.1f ms; forwarding thread waited %.0f ms for a CPU" % (
+                i, len(grid), k, size, 100 * f, pps, burst, r["sent"], r["lost"], r["latencyNs"]["max"] / 1e6,
+                (r["forwardingThread"] or {}).get("runQueueWaitNs", 0) / 1e6))
     clean = [r for r in runs if r["kind"] == "latency" and r["lost"] == 0 and r["received"] > 0]
     if not clean:
         raise RuntimeError("no loss-free latency run: cannot derive a model")
-    t_needed = max(r["latencyNs"]["max"] / 1e9 - r["ports"] * r["burstPackets"] * (r["sizeBytes"] + o) / rate
-                   for r in clean)
+    t_runs = max(r["latencyNs"]["max"] / 1e9 - r["ports"] * r["burstPackets"] * (r["sizeBytes"] + o) / rate
+                 for r in clean)
+    # The drains' stalls (and the wake-up after the stop) are latency of the same service curve.
+    for x in drains:
+        x["latencyNeededNs"] = drain_latency(x["departures"], x["resumedNs"], x["sizeBytes"] + o, rate) * 1e9
+    t_drains = max(x["latencyNeededNs"] for x in drains) / 1e9
+    t_needed = max(t_runs, t_drains)
+    log("bench latency T: %.1f ms from the latency runs, %.1f ms from the drains" % (t_runs * 1e3, t_drains * 1e3))
     model = {
         "serviceRateBytesPerSec": int(rate * (1 - a.margin)),
         "serviceLatencyMicros": int(max(0.0, t_needed) * (1 + a.margin) * 1e6) + 1,
@@ -343,7 +395,7 @@ def benchmark(lab, a):
         "margin": a.margin,
         "measured": {"serviceRateBytesPerSec": rate, "serviceLatencyMicros": t_needed * 1e6,
                      "capacityPps": {str(k): v for k, v in cap.items()},
-                     "drains": drains,
+                     "drains": drains, "capacityPpsByBackloggedPorts": by_ports,
                      "latencyRunsWithLoss": sum(1 for r in runs if r["kind"] == "latency" and r["lost"] > 0)},
     }
     viol = 0
@@ -351,6 +403,10 @@ def benchmark(lab, a):
         work = (r["sizeBytes"] + model["perPacketOverheadBytes"]) * r["ports"] * r["burstPackets"]
         r["modelBoundNs"] = model["serviceLatencyMicros"] * 1e3 + work / model["serviceRateBytesPerSec"] * 1e9
         viol += r["latencyNs"]["max"] > r["modelBoundNs"]
+    for x in drains:  # every drained frame served by the margined curve too
+        work = x["sizeBytes"] + model["perPacketOverheadBytes"]
+        t_margined = drain_latency(x.pop("departures"), x.pop("resumedNs"), work, model["serviceRateBytesPerSec"])
+        viol += t_margined * 1e6 > model["serviceLatencyMicros"]
     model["observationsAboveBound"] = viol
     o = model["perPacketOverheadBytes"]
     held = {}
@@ -387,7 +443,15 @@ def candidates(model, a):
     # switch stops there, independent ports each admit that many (Loko's contrast: bursts on the
     # other ports delay a flow too). The rate alone would allow --flows-per-capacity on the switch.
     bursts = (a.deadline_flows + 0.5) * burst * (64 + o) + model["bestEffortBurstBytes"]
-    deadline = int(model["serviceLatencyMicros"] * 1000 + tx + bursts * 1e9 / R)
+    T = model["serviceLatencyMicros"] / 1e6
+    if a.scopes.split(",")[0] == "SHARED_SWITCH_ANY_ORDER":
+        # The switch serves its inputs in no fixed order (OVS polls them round-robin): the bound
+        # is the longest busy period T + (B + rho T)/(R - rho), with rho the flows' and best
+        # effort's work rate.
+        rho = (a.deadline_flows + 0.5) * pps * (64 + o) + model["bestEffortRateBytesPerSec"]
+        deadline = int((T + (bursts + rho * T) / (R - rho)) * 1e9 + tx)
+    else:
+        deadline = int((T + bursts / R) * 1e9 + tx)
     return [{"id": "f%d" % i, "pair": i % GUARANTEED_PAIRS, "outPort": 2 * (i % GUARANTEED_PAIRS) + 2,
              "pps": pps, "burstPackets": burst, "rateBytesPerSec": pps * 64, "burstBytes": burst * 64,
              "minPacketBytes": 64, "maxPacketBytes": 64, "deadlineNanos": deadline} for i in range(n)]
@@ -427,6 +491,8 @@ def burst_needed(send_ns, pps):
 def drive(lab, run_id, flows, cross, duration):
     """Runs every pair's senders and receivers at once; returns per-flow records and sent counts."""
     me = os.path.abspath(__file__)
+    if lab.isolate:
+        lab.isolate_switch()
     pairs = sorted({f["pair"] for f in flows} | ({CROSS_PAIR} if cross else set()))
     recvs, outs = {}, {}
     for i in pairs:
@@ -438,6 +504,7 @@ def drive(lab, run_id, flows, cross, duration):
         if p.stdout.readline().strip() != "ready":
             raise RuntimeError("receiver did not start")
     start_at = time.time() + 2.0
+    fwd_before = lab.forwarding_thread_stats()
     sends = {}
     for i in pairs:
         mine = [{"flow": f["num"], "size": f["size"], "pps": f["pps"], "burst": f["burstPackets"],
@@ -484,6 +551,9 @@ def drive(lab, run_id, flows, cross, duration):
     after = lab.port_counters()
     switch = {"rx": sum(after[2 * i + 1][0] - before[2 * i + 1][0] for i in pairs),
               "tx": sum(after[2 * i + 2][1] - before[2 * i + 2][1] for i in pairs)}
+    fwd_after = lab.forwarding_thread_stats()
+    if fwd_before and fwd_after:
+        switch["forwardingThread"] = {k: fwd_after[k] - fwd_before[k] for k in fwd_before}
     return records, tx, sent, sock_drops, switch
 
 
@@ -494,12 +564,15 @@ def flow_stats(f, recs, tx, sent, duration, bound):
     recs.sort()
     lat = []
     user_only = 0
+    late = set()  # 100 ms windows (of the transmit stamp) with a frame over the deadline
     for seq, ut, rx in recs:
         k = tx.get(seq, (ut, 0))[1]
         if k == 0:
             user_only += 1
             k = ut
         lat.append(rx - k)
+        if "deadlineNanos" in f and rx - k > f["deadlineNanos"]:
+            late.add(k // LATE_WINDOW_NS)
     lat.sort()
     stamps = sorted(tx.values())
     n_sent = sent["sent"]
@@ -518,7 +591,22 @@ def flow_stats(f, recs, tx, sent, duration, bound):
         "latencyNs": {"p50": sb.percentile(lat, 0.5), "p99": sb.percentile(lat, 0.99),
                       "p999": sb.percentile(lat, 0.999), "max": lat[-1] if lat else None},
         "maxOverBound": (lat[-1] / bound) if lat and bound else None,
+        "lateWindows": sorted(late),
     }
+
+
+def late_windows(stats):
+    """Where the late frames were: 100 ms windows with a late frame, and how many of them had late
+    frames on every guaranteed port pair in use (a stall of the whole switch) rather than on some
+    pairs only (interference between ports or one pair's sender/receiver)."""
+    pairs = {s["pair"] for s in stats}
+    by_window = {}
+    for s in stats:
+        for w in s.pop("lateWindows"):
+            by_window.setdefault(w, set()).add(s["pair"])
+    return {"windowMs": LATE_WINDOW_NS // 1_000_000, "windows": len(by_window),
+            "allPairs": sum(1 for p in by_window.values() if p == pairs),
+            "perPair": {str(p): sum(1 for q in by_window.values() if p in q) for p in sorted(pairs)}}
 
 
 def validate(lab, model, a, jar):
@@ -530,7 +618,7 @@ def validate(lab, model, a, jar):
         cross = {"id": "cross", "num": 999, "pair": CROSS_PAIR, "size": 1500, "pps": cross_pps,
                  "burstPackets": a.cross_burst}
     results = []
-    for n, scope in enumerate(("SHARED_SWITCH", "PER_PORT")):
+    for n, scope in enumerate(a.scopes.split(",")):
         answer = admit(model, flows, scope, a.out, jar)
         ok = [d["id"] for d in answer["decisions"] if d["admitted"]]
         refused = [d for d in answer["decisions"] if not d["admitted"]]
@@ -541,7 +629,7 @@ def validate(lab, model, a, jar):
             results.append({"scope": scope, "admitted": 0, "flows": [], "firstRefusal": refused[0]["reason"]})
             continue
         total_pps = sum(f["pps"] for f in chosen)
-        target = a.packets if scope == "SHARED_SWITCH" else a.contrast_packets
+        target = a.packets if n == 0 else a.contrast_packets
         for f in chosen:
             f["quota"] = -(-target // len(chosen))
         # The guarantee is checked over --packets; the independent-port contrast needs fewer.
@@ -555,19 +643,26 @@ def validate(lab, model, a, jar):
         duration = max(v["elapsedSec"] for v in sent.values())
         stats = [flow_stats(f, records.get(f["num"], []), tx.get(f["num"], {}), sent[f["num"]], duration,
                             bounds[f["id"]]) for f in chosen]
+        windows = late_windows(stats)
         cross_stats = None
         if cross:
             cross_stats = flow_stats(cross, records.get(999, []), tx.get(999, {}), sent[999], duration, None)
+            cross_stats.pop("lateWindows")
         r = {"scope": scope, "admitted": len(chosen), "candidates": len(flows), "durationSec": duration,
              "firstRefusal": refused[0]["reason"] if refused else None, "flows": stats, "cross": cross_stats,
              "receiverSocketDrops": sock_drops, "switch": switch,
              "packets": sum(s["sent"] for s in stats), "violations": sum(s["violations"] for s in stats),
              "lost": sum(s["lost"] for s in stats), "overDeadline": sum(s["overDeadline"] for s in stats),
-             "loadavg": os.getloadavg()}
+             "loadavg": os.getloadavg(), "lateWindows": windows}
         results.append(r)
-        log("%s: %d packets, %d lost, %d over deadline, max/bound %s" % (
-            scope, r["packets"], r["lost"], r["overDeadline"],
-            " ".join("%.3f" % s["maxOverBound"] for s in stats if s["maxOverBound"] is not None)))
+        ft = switch.get("forwardingThread")
+        log("%s: %d packets, %d lost, %d over deadline, max/bound %s; late in %d windows of %d ms (%d on every "
+            "pair)%s" % (
+                scope, r["packets"], r["lost"], r["overDeadline"],
+                " ".join("%.3f" % s["maxOverBound"] for s in stats if s["maxOverBound"] is not None),
+                windows["windows"], windows["windowMs"], windows["allPairs"],
+                "" if not ft else "; forwarding thread: %.0f ms CPU, %.0f ms waiting for a CPU, %d preemptions" % (
+                    ft["cpuNs"] / 1e6, ft["runQueueWaitNs"] / 1e6, ft["involuntarySwitches"])))
     return flows, results
 
 
@@ -641,7 +736,7 @@ def plot(results, path):
         return False
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     x = 0
-    for r, color in zip(results, ("tab:green", "tab:red")):
+    for r, color in zip(results, ("tab:green", "tab:orange", "tab:red")):
         ys = [s["maxOverBound"] or 0 for s in r["flows"]]
         ax1.bar(range(x, x + len(ys)), ys, color=color, label="%s (%d flows)" % (r["scope"], len(ys)))
         x += len(ys) + 1
@@ -651,7 +746,7 @@ def plot(results, path):
     ax1.set_yscale("log")
     ax1.legend(fontsize=8)
     ax1.set_title("per flow: max latency over its bound")
-    for r, color in zip(results, ("tab:green", "tab:red")):
+    for r, color in zip(results, ("tab:green", "tab:orange", "tab:red")):
         if not r["flows"]:
             continue
         ax2.axvline(r["flows"][0]["deadlineNs"] / 1e6, color="k", linestyle="--", linewidth=0.8)
@@ -681,9 +776,12 @@ def role_main(a):
     os.makedirs(a.out, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     t0 = time.monotonic()
-    lab = sb.Lab(GUARANTEED_PAIRS + 1, ingress=a.ingress)
+    lab = sb.Lab(GUARANTEED_PAIRS + 1, ingress=a.ingress, isolate=not a.no_isolate)
     try:
         lab.start()
+        if lab.isolate and lab.isolate_switch():
+            log("switch isolated: forwarding thread on CPU %s, senders, receivers and OVS's other threads on %s" % (
+                sorted(lab.switch_cpus), sorted(lab.generator_cpus)))
         lab.warm_up()
         log("stage 1/3: benchmark")
         runs, model = benchmark(lab, a)
@@ -719,11 +817,16 @@ def main():
     v.add_argument("--bench-duration", type=float, default=8.0, help="seconds per benchmark run")
     v.add_argument("--bench-burst", type=int, default=8, help="latency runs: bucket, frames (at least)")
     v.add_argument("--drain-repeats", type=int, default=3, help="capacity (ring drain) tests per frame size")
+    v.add_argument("--drain-ports", default="1,2,3",
+                   help="capacity: numbers of input ports backlogged at once (the slowest counts)")
     v.add_argument("--load-fractions", default="0.3,0.6,0.85", help="latency runs: fractions of capacity")
     v.add_argument("--bench-ports", default="1,2,3", help="latency runs: port pairs driven at once")
     v.add_argument("--margin", type=float, default=0.25, help="R and backlog scaled by 1-margin, T by 1+margin")
     v.add_argument("--flows-per-port", type=int, default=6, help="candidate flows per guaranteed port pair")
-    v.add_argument("--flows-per-capacity", type=float, default=4.5,
+    v.add_argument("--scopes", default="SHARED_SWITCH_ANY_ORDER,SHARED_SWITCH,PER_PORT",
+                   help="analysis scopes of the app's planner, each admitting and driven in turn; the first is the "
+                        "guarantee checked over --packets and sets the deadline, the others are contrasts")
+    v.add_argument("--flows-per-capacity", type=float, default=8,
                    help="a flow's rate is the guaranteed capacity divided by this")
     v.add_argument("--flow-burst", type=int, default=512, help="token bucket depth, 64 B frames")
     v.add_argument("--deadline-flows", type=int, default=4,
@@ -733,6 +836,9 @@ def main():
     v.add_argument("--seed", type=int, default=1)
     v.add_argument("--ingress", choices=("tap", "veth"), default="tap",
                    help="switch input: OVS internal port (tap ring of %d frames) or veth" % sb.TAP_QUEUE)
+    v.add_argument("--no-isolate", action="store_true",
+                   help="leave OVS's forwarding thread to share CPUs with the senders and receivers, and OVS's "
+                        "flow expiry, revalidation and statistics at their defaults")
     s = sub.add_parser("tbsend")
     s.add_argument("--ifname", required=True)
     s.add_argument("--run", type=int, required=True)

@@ -141,7 +141,10 @@ public class AdmissionManager extends AbstractListenerManager<GuaranteeEvent, Gu
     private long bestEffortBurstBytes = BEST_EFFORT_BURST_DEFAULT;
     /** Largest frame anyone may send, bytes. */
     private int mtuBytes = MTU_DEFAULT;
-    /** SHARED_SWITCH (Loko) or PER_PORT (independent ports: for comparison only). */
+    /**
+     * SHARED_SWITCH (Loko, FIFO), SHARED_SWITCH_ANY_ORDER (Loko, any order between inputs: OVS
+     * userspace) or PER_PORT (independent ports: for comparison only).
+     */
     private String analysisScope = SCOPE_DEFAULT;
     /** A flow TE moves is assumed to burst this long at its rate, plus one MTU, µs. */
     private long teMoveBurstMicros = MOVE_BURST_DEFAULT;
@@ -478,7 +481,7 @@ public class AdmissionManager extends AbstractListenerManager<GuaranteeEvent, Gu
         List<GuaranteeHop> added = new ArrayList<>();
         try {
             for (GuaranteeHop h : toGuaranteePath(plan.graph(), to.get()).hops()) {
-                boolean fresh = scope == AdmissionPlanner.Scope.SHARED_SWITCH ? !before.contains(h.device())
+                boolean fresh = scope.perSwitch() ? !before.contains(h.device())
                         : !portsBefore.contains(new ConnectPoint(h.device(), h.outPort()));
                 if (fresh) {
                     added.add(h);

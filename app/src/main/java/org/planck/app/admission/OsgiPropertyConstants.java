@@ -44,7 +44,10 @@ public final class OsgiPropertyConstants {
     public static final String MTU = "mtuBytes";
     public static final int MTU_DEFAULT = 1514;
 
-    /** SHARED_SWITCH (Loko) or PER_PORT (independent ports: only for comparison, unsafe). */
+    /**
+     * SHARED_SWITCH (Loko, FIFO), SHARED_SWITCH_ANY_ORDER (Loko, any order between inputs, e.g. OVS
+     * userspace) or PER_PORT (independent ports: only for comparison, unsafe).
+     */
     public static final String SCOPE = "analysisScope";
     public static final String SCOPE_DEFAULT = "SHARED_SWITCH";
 

@@ -27,7 +27,7 @@ import java.util.Set;
  *
  * <p>Request (JSON): {@code model} (a switch-model.json object, with {@code maxBacklogBytes},
  * {@code bestEffortRateBytesPerSec}, {@code bestEffortBurstBytes}), {@code scope}
- * (SHARED_SWITCH or PER_PORT), {@code mtuBytes}, {@code portCapacityBps}, and {@code flows}: each
+ * (SHARED_SWITCH, SHARED_SWITCH_ANY_ORDER or PER_PORT), {@code mtuBytes}, {@code portCapacityBps}, and {@code flows}: each
  * {@code id}, {@code outPort}, {@code rateBytesPerSec}, {@code burstBytes}, {@code minPacketBytes},
  * {@code maxPacketBytes}, {@code deadlineNanos}.</p>
  */
@@ -65,7 +65,8 @@ public final class AdmissionPlan {
         try {
             scope = AdmissionPlanner.Scope.valueOf(required(req, "scope").asText());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("request: scope must be SHARED_SWITCH or PER_PORT");
+            throw new IllegalArgumentException("request: scope must be one of "
+                    + java.util.Arrays.toString(AdmissionPlanner.Scope.values()));
         }
         int mtu = (int) positive(req, "mtuBytes");
         long capacity = positive(req, "portCapacityBps");

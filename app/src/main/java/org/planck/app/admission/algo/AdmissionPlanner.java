@@ -22,7 +22,9 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * Admission control over a network of shared-service switches (Loko).
  *
  * <p>Every switch is one FIFO server with the rate-latency curve of its {@link SwitchModel},
- * shared by all traffic through it whatever the ports (scope {@link Scope#SHARED_SWITCH}); the
+ * shared by all traffic through it whatever the ports (scope {@link Scope#SHARED_SWITCH}), or one
+ * such server serving its inputs in an unknown order, whose delay bound is then its longest busy
+ * period (scope {@link Scope#SHARED_SWITCH_ANY_ORDER}); the
  * state-of-the-art alternative that gives every output port its own such server is kept as
  * {@link Scope#PER_PORT} to show what it gets wrong. A server's delay bound is the horizontal
  * deviation T + (sum of bursts)/R of its aggregate arrival curve; a flow's burst at a hop is its
@@ -43,10 +45,21 @@ import static com.google.common.base.Preconditions.checkNotNull;
 public final class AdmissionPlanner {
     /** Which traffic a server's bound depends on. */
     public enum Scope {
-        /** Loko: all traffic through the switch shares one service. */
+        /** Loko: all traffic through the switch shares one FIFO service. */
         SHARED_SWITCH,
+        /**
+         * All traffic through the switch shares one service whose order between inputs is unknown
+         * (OVS's userspace datapath polls its input ports round-robin, a batch per port): a packet
+         * waits at most the longest busy period, (B + R T)/(R - rho), whatever the order.
+         */
+        SHARED_SWITCH_ANY_ORDER,
         /** Every output port an independent server with the switch's curve (unsafe on shared CPUs). */
-        PER_PORT
+        PER_PORT;
+
+        /** Whether all ports of a switch share one server. */
+        public boolean perSwitch() {
+            return this != PER_PORT;
+        }
     }
 
     /** Packets of unguaranteed traffic are assumed no shorter than this (Ethernet minimum). */
@@ -284,7 +297,7 @@ public final class AdmissionPlanner {
     }
 
     private int server(GuaranteeHop h) {
-        Object key = scope == Scope.SHARED_SWITCH ? h.device() : new ConnectPoint(h.device(), h.outPort());
+        Object key = scope.perSwitch() ? h.device() : new ConnectPoint(h.device(), h.outPort());
         Integer id = serverIds.get(key);
         if (id == null) {
             id = servers.size();
@@ -343,7 +356,8 @@ public final class AdmissionPlanner {
         }
         for (int s = 0; s < n; s++) {
             long cap = servers.get(s).model.serviceRateBytesPerSec();
-            if (used[s] && rate[s] > cap) {
+            boolean over = scope == Scope.SHARED_SWITCH_ANY_ORDER ? rate[s] >= cap : rate[s] > cap;
+            if (used[s] && over) {
                 return new Analysis(null, "switch " + servers.get(s).name + " over capacity: arrival rate "
                         + rate[s] + " B/s > service rate " + cap + " B/s");
             }
@@ -371,7 +385,14 @@ public final class AdmissionPlanner {
                     continue;
                 }
                 SwitchModel m = servers.get(s).model;
-                long d = Math.addExact(m.serviceLatencyNanos(), ceilDiv(work[s], m.serviceRateBytesPerSec()));
+                long d = scope == Scope.SHARED_SWITCH_ANY_ORDER
+                        // Longest busy period of burst B + rate rho against R (t - T), any order:
+                        // T + (B + rho T) / (R - rho); rho < R was checked above.
+                        ? Math.addExact(m.serviceLatencyNanos(), ceilDiv(Math.addExact(work[s],
+                                Math.multiplyExact(rate[s], m.serviceLatencyNanos())),
+                                m.serviceRateBytesPerSec() - rate[s]))
+                        // FIFO: horizontal deviation T + B / R.
+                        : Math.addExact(m.serviceLatencyNanos(), ceilDiv(work[s], m.serviceRateBytesPerSec()));
                 if (d != delay[s]) {
                     changed = true;
                     delay[s] = d;

@@ -58,7 +58,8 @@ public class AdmissionPlannerTest {
     public void sharedSwitchCountsOtherPortsPerPortModelDoesNot() {
         GuaranteePath toPort1 = path(0, hop(S1, 1, GBPS));
         GuaranteePath toPort2 = path(0, hop(S1, 2, GBPS));
-        for (AdmissionPlanner.Scope scope : AdmissionPlanner.Scope.values()) {
+        for (AdmissionPlanner.Scope scope : List.of(AdmissionPlanner.Scope.SHARED_SWITCH,
+                AdmissionPlanner.Scope.PER_PORT)) {
             AdmissionPlanner p = planner(PLAIN, scope);
             p.admit("a", demand(100_000, 3000, SECOND), toPort1);
             AdmissionVerdict v = p.evaluate(demand(100_000, 2000, SECOND), List.of(toPort2));
@@ -69,6 +70,25 @@ public class AdmissionPlannerTest {
             assertEquals(scope.toString(), expected + (scope == AdmissionPlanner.Scope.SHARED_SWITCH ? 0 : 1_000_000),
                     (long) v.boundsNanos().get("a"));
         }
+    }
+
+    @Test
+    public void anyOrderBoundIsTheLongestBusyPeriod() {
+        // R = 1 MB/s, T = 10 us; flows of 100 kB/s with bursts 3000 B and 2000 B on two ports of one
+        // switch: B = 5000 B, rho = 200 kB/s. Busy period (B + R T)/(R - rho) = (5000 + 10)/800000 s
+        // = 6,262,500 ns, against FIFO's T + B/R = 5,010,000 ns; plus one MTU (12 us) on the port.
+        AdmissionPlanner p = planner(PLAIN, AdmissionPlanner.Scope.SHARED_SWITCH_ANY_ORDER);
+        p.admit("a", demand(100_000, 3000, SECOND), path(0, hop(S1, 1, GBPS)));
+        AdmissionVerdict v = p.evaluate(demand(100_000, 2000, SECOND), List.of(path(0, hop(S1, 2, GBPS))));
+        assertEquals(6_262_500 + 12_000, v.boundNanos());
+        assertEquals(6_262_500 + 12_000, (long) v.boundsNanos().get("a"));
+        // A rate that fills the server leaves no busy period bounded: refused, where FIFO accepts it.
+        AdmissionPlanner full = planner(PLAIN, AdmissionPlanner.Scope.SHARED_SWITCH_ANY_ORDER);
+        full.admit("a", demand(500_000, 3000, SECOND), path(0, hop(S1, 1, GBPS)));
+        assertFalse(full.evaluate(demand(500_000, 2000, SECOND), List.of(path(0, hop(S1, 2, GBPS)))).admitted());
+        AdmissionPlanner fifo = planner(PLAIN, AdmissionPlanner.Scope.SHARED_SWITCH);
+        fifo.admit("a", demand(500_000, 3000, SECOND), path(0, hop(S1, 1, GBPS)));
+        assertTrue(fifo.evaluate(demand(500_000, 2000, SECOND), List.of(path(0, hop(S1, 2, GBPS)))).admitted());
     }
 
     @Test
