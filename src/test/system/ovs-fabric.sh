@@ -48,7 +48,6 @@ P="${PLANCK_OVS_PREFIX:-pf$(printf %04x $((RANDOM % 65536)))}"
 if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
   source "$REPO/src/test/system/ovs/sndbuf.sh"
   ovs_sndbuf_raise
-  trap ovs_sndbuf_restore EXIT
   ip netns add "${P}sw" || fail "cannot create namespace ${P}sw"
   PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P ip netns exec "${P}sw" bash "$0" "$@" &
   INNER=$!

@@ -17,8 +17,7 @@ P="${PLANCK_OVS_PREFIX:-pc$(printf %04x $((RANDOM % 65536)))}"
 # Switches, controller and OVS's "ovs-netdev" tap in a namespace of their own (see ovs-fabric.sh).
 if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
   source "$REPO/src/test/system/ovs/sndbuf.sh"
-  [ "${OVS_SNDBUF:-raise}" = default ] || ovs_sndbuf_raise
-  trap ovs_sndbuf_restore EXIT
+  ovs_sndbuf_raise
   ip netns add "${P}sw"
   rc=0
   PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P ip netns exec "${P}sw" bash "$0" "$@" || rc=$?

@@ -48,8 +48,7 @@ if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
   fi
   P="${PLANCK_OVS_PREFIX:-px$(printf %04x $((RANDOM % 65536)))}"
   source "$REPO/src/test/system/ovs/sndbuf.sh"
-  [ "${OVS_SNDBUF:-raise}" = default ] || ovs_sndbuf_raise
-  trap ovs_sndbuf_restore EXIT
+  ovs_sndbuf_raise
   ip netns add "${P}sw"
   rc=0
   PLANCK_OVS_INSIDE=1 PLANCK_OVS_PREFIX=$P PLANCK_OVS_OUT=$out ip netns exec "${P}sw" bash "$0" "${args[@]}" &

@@ -18,8 +18,12 @@
 OVS_SNDBUF_BYTES=${OVS_SNDBUF_BYTES:-4194304}
 OVS_SNDBUF_SAVED=""
 
+# Raises the default (unless OVS_SNDBUF=default, to compare with the old behaviour) and puts it
+# back when the calling script exits.
 ovs_sndbuf_raise() {
   local now
+  trap ovs_sndbuf_restore EXIT
+  [ "${OVS_SNDBUF:-raise}" = default ] && return 0
   now=$(sysctl -n net.core.wmem_default)
   if [ "$now" -lt "$OVS_SNDBUF_BYTES" ]; then
     OVS_SNDBUF_SAVED=$now
