@@ -223,6 +223,9 @@ public final class LabCommand implements Callable<Integer> {
             if (!(flowReportMs >= 1 && flowReportMs <= 1000)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--flow-report-ms must be in 1..1000");
             }
+            if (pintBits < 0 || pintBits > 16) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--pint-bits must be 0 (off) to 16");
+            }
             if ((collectorUser == null) != (collectorPassword == null)) {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "--collector-user and --collector-password go together");
@@ -241,9 +244,6 @@ public final class LabCommand implements Callable<Integer> {
             ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).repeats(repeats).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
-            if (pintBits < 0 || pintBits > 16) {
-                throw new CommandLine.ParameterException(new CommandLine(this), "--pint-bits must be 0 (off) to 16");
-            }
             org.planck.lab.experiment.PintConformanceLog pintLog = pintBits > 0
                     ? new org.planck.lab.experiment.PintConformanceLog() : null;
             options.pint(pintBits, pintLog);

@@ -35,4 +35,13 @@ public class LabCommandTest {
         assertEquals("2", r[0]);
         assertTrue(r[1], r[1].contains("--flow-report-ms"));
     }
+
+    @Test
+    public void pintBitsOutsideItsRangeIsAUsageError() {
+        for (String bad : new String[]{"-1", "17"}) {
+            String[] r = run("experiment", "--pint-bits", bad, "--emu-bin", "/nonexistent");
+            assertEquals("exit code for " + bad, "2", r[0]);
+            assertTrue(r[1], r[1].contains("--pint-bits must be 0 (off) to 16"));
+        }
+    }
 }
