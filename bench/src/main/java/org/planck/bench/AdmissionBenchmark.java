@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Admission decision latency: k=8 fat tree (128 hosts, 80 switches, 4 shadow paths per pair),
- * 1,000 flows already admitted under the shared-switch model (1 GB/s, 50 us per switch; flows
+ * 1,000 flows already admitted under a shared-switch model (both scopes) (1 GB/s, 50 us per switch; flows
  * 0.5-2 MB/s, 1.5-6 kB bursts, 5-20 ms deadlines, random host pairs, seed 42). Each invocation
  * decides one new request between a random host pair: resolve its shadow paths into hops and
  * run the network-calculus check over every admitted flow until a path fits. The request is
@@ -54,6 +54,10 @@ public class AdmissionBenchmark {
     @Param({"1000"})
     public int admitted;
 
+    /** The app's default (any order) and Loko's FIFO shared switch. */
+    @Param({"SHARED_SWITCH_ANY_ORDER", "SHARED_SWITCH"})
+    public String scope;
+
     private static final SwitchModel MODEL = new SwitchModel(1_000_000_000L, 50_000, 0, 100_000_000, 0, 0);
     private RoutingPlan plan;
     private AdmissionPlanner planner;
@@ -67,7 +71,7 @@ public class AdmissionBenchmark {
     public void admitFlows() {
         FatTreeFabric fabric = FatTreeFabric.of(8);
         plan = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), 4).plan(fabric.graph());
-        planner = new AdmissionPlanner(d -> MODEL, AdmissionPlanner.Scope.SHARED_SWITCH, 1500);
+        planner = new AdmissionPlanner(d -> MODEL, AdmissionPlanner.Scope.valueOf(scope), 1500);
         List<FabricHost> hosts = new ArrayList<>(fabric.graph().hosts());
         Random r = new Random(42);
         int tries = 0;

@@ -230,6 +230,11 @@ public class AdmissionManager extends AbstractListenerManager<GuaranteeEvent, Gu
         return v == null || v.isBlank() ? dflt : Long.parseLong(v.trim());
     }
 
+    /** The analysis scope in force. */
+    synchronized AdmissionPlanner.Scope scope() {
+        return scope;
+    }
+
     /**
      * Sets the switch model, MTU and analysis scope. Admitted guarantees stay; their bounds are
      * recomputed under the new model ({@link #currentBounds} is empty if they no longer fit).

@@ -45,11 +45,13 @@ public final class OsgiPropertyConstants {
     public static final int MTU_DEFAULT = 1514;
 
     /**
-     * SHARED_SWITCH (Loko, FIFO), SHARED_SWITCH_ANY_ORDER (Loko, any order between inputs, e.g. OVS
-     * userspace) or PER_PORT (independent ports: only for comparison, unsafe).
+     * SHARED_SWITCH_ANY_ORDER (Loko's shared switch served in any order between its inputs, e.g. OVS
+     * userspace: the default, since it holds whatever the order), SHARED_SWITCH (Loko, FIFO: only
+     * for a switch known to serve first come first served) or PER_PORT (independent ports: only
+     * for comparison, unsafe).
      */
     public static final String SCOPE = "analysisScope";
-    public static final String SCOPE_DEFAULT = "SHARED_SWITCH";
+    public static final String SCOPE_DEFAULT = "SHARED_SWITCH_ANY_ORDER";
 
     /** A flow TE moves is assumed to burst this long at its rate, plus one MTU, µs. */
     public static final String MOVE_BURST = "teMoveBurstMicros";

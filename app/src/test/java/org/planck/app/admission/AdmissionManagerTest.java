@@ -89,6 +89,13 @@ public class AdmissionManagerTest {
         return a;
     }
 
+    @Test
+    public void defaultScopeHoldsWhateverOrderTheSwitchServesItsInputsIn() {
+        // FIFO's bound is not a bound for a switch that polls its inputs in turn (OVS userspace):
+        // the default must be the bound that is safe for any order.
+        assertEquals(AdmissionPlanner.Scope.SHARED_SWITCH_ANY_ORDER, new AdmissionManager().scope());
+    }
+
     @After
     public void tearDown() {
         adm.deactivate();
