@@ -8,6 +8,7 @@ import io.prometheus.client.Histogram;
 import io.prometheus.client.exporter.common.TextFormat;
 import org.onosproject.net.ConnectPoint;
 import org.planck.api.CollectorPushStatus;
+import org.planck.api.admission.AdmissionCounters;
 import org.planck.api.telemetry.IngestCounters;
 import org.planck.api.telemetry.PlanckCongestionEvent;
 import org.planck.api.telemetry.PortLoad;
@@ -44,6 +45,17 @@ public final class PlanckMetrics {
     private final Histogram decisionLatency;
     private final LongAdder congested = new LongAdder();
     private final LongAdder cleared = new LongAdder();
+    private volatile AdmissionSource admission;
+
+    private static final class AdmissionSource {
+        private final Supplier<AdmissionCounters> counters;
+        private final IntSupplier guarantees;
+
+        AdmissionSource(Supplier<AdmissionCounters> counters, IntSupplier guarantees) {
+            this.counters = counters;
+            this.guarantees = guarantees;
+        }
+    }
 
     /**
      * Creates the metrics.
@@ -84,6 +96,19 @@ public final class PlanckMetrics {
                 .register(registry);
         new StateCollector(ingest, flowCount, reroutes, portLoads).register(registry);
         new PushCollector(pushes).register(registry);
+        new AdmissionCollector().register(registry);
+    }
+
+    /**
+     * Where the admission metrics come from (absent until admission control is running).
+     *
+     * @param counters   the admission service's counters, or null while it is not running
+     * @param guarantees guarantees admitted now
+     */
+    public void admissionSource(Supplier<AdmissionCounters> counters, IntSupplier guarantees) {
+        checkNotNull(counters, "counters");
+        checkNotNull(guarantees, "guarantees");
+        admission = new AdmissionSource(counters, guarantees);
     }
 
     /**
@@ -234,6 +259,32 @@ public final class PlanckMetrics {
                 pending.addMetric(id, s.pendingGeneration());
             }
             return Arrays.asList(delivered, failed, rejected, superseded, abandoned, generation, pending);
+        }
+    }
+
+    /** Admission control (docs/loko.md): only while the admission service runs. */
+    private final class AdmissionCollector extends Collector {
+        @Override
+        public List<MetricFamilySamples> collect() {
+            AdmissionSource src = admission;
+            AdmissionCounters c = src == null ? null : src.counters.get();
+            if (c == null) {
+                return List.of();
+            }
+            GaugeMetricFamily guarantees = new GaugeMetricFamily("planck_guarantees",
+                    "Latency guarantees admitted now", src.guarantees.getAsInt());
+            CounterMetricFamily admitted = new CounterMetricFamily("planck_admission_admitted_total",
+                    "Guarantee requests admitted", c.admitted());
+            CounterMetricFamily rejected = new CounterMetricFamily("planck_admission_rejected_total",
+                    "Guarantee requests refused, by reason (bad_request: invalid; no_capacity: no path "
+                            + "meets every admitted flow's deadline)", Collections.singletonList("reason"));
+            rejected.addMetric(Collections.singletonList("bad_request"), c.rejectedBadRequest());
+            rejected.addMetric(Collections.singletonList("no_capacity"), c.rejectedNoCapacity());
+            CounterMetricFamily vetoed = new CounterMetricFamily("planck_admission_moves_vetoed_total",
+                    "Traffic-engineering moves refused because they would break a guarantee", c.movesVetoed());
+            GaugeMetricFamily slowest = new GaugeMetricFamily("planck_admission_max_decision_seconds",
+                    "Longest admission decision so far", c.maxDecisionMicros() / 1e6);
+            return Arrays.asList(guarantees, admitted, rejected, vetoed, slowest);
         }
     }
 }

@@ -5,8 +5,10 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.planck.api.CollectorPushStatus;
 import org.planck.api.ForwardingMapService;
+import org.planck.api.admission.AdmissionService;
 import org.planck.api.config.CollectorConfig;
 import org.planck.api.config.PlanckConfigService;
 import org.planck.api.config.PlanckSettings;
@@ -50,6 +52,10 @@ public class PlanckMetricsManager implements PlanckMetricsService {
     @Reference(cardinality = ReferenceCardinality.MANDATORY)
     protected ForwardingMapService forwardingMapService;
 
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            bind = "bindAdmission", unbind = "unbindAdmission")
+    protected volatile AdmissionService admissionService;
+
     private PlanckMetrics metrics;
     private final PlanckCongestionListener congestionListener = event -> metrics.countCongestion(event.type());
 
@@ -57,6 +63,7 @@ public class PlanckMetricsManager implements PlanckMetricsService {
     protected void activate() {
         metrics = new PlanckMetrics(ingestService::counters, flowStateService::flowRecordCount,
                 rerouteService::rerouteCount, portLoadService::loads, this::pushStatuses);
+        metrics.admissionSource(this::admissionCounters, this::guaranteeCount);
         portLoadService.addListener(congestionListener);
         log.info("Started");
     }
@@ -65,6 +72,26 @@ public class PlanckMetricsManager implements PlanckMetricsService {
     protected void deactivate() {
         portLoadService.removeListener(congestionListener);
         log.info("Stopped");
+    }
+
+    protected void bindAdmission(AdmissionService service) {
+        admissionService = service;
+    }
+
+    protected void unbindAdmission(AdmissionService service) {
+        if (admissionService == service) {
+            admissionService = null;
+        }
+    }
+
+    private org.planck.api.admission.AdmissionCounters admissionCounters() {
+        AdmissionService a = admissionService;
+        return a == null ? null : a.counters();
+    }
+
+    private int guaranteeCount() {
+        AdmissionService a = admissionService;
+        return a == null ? 0 : a.guarantees().size();
     }
 
     /** Push status of every configured collector, read at scrape time. */

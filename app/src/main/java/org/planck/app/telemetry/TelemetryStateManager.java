@@ -48,6 +48,7 @@ import org.planck.api.telemetry.TelemetryBatch;
 import org.planck.api.telemetry.TelemetryBatchCodec;
 import org.planck.api.telemetry.TelemetryEvent;
 import org.planck.api.telemetry.TelemetryIngestService;
+import org.planck.app.telemetry.algo.BatchSequenceWindow;
 import org.planck.app.telemetry.algo.CollectorCongestion;
 import org.planck.app.telemetry.algo.FlowAtSwitch;
 import org.planck.app.telemetry.algo.PortCongestionTracker;
@@ -154,7 +155,7 @@ public class TelemetryStateManager
             PlanckSettings.DEFAULT_CONGESTION_THRESHOLD_PCT, PlanckSettings.DEFAULT_HYSTERESIS_PCT);
     // One writer at a time keeps the maps, the ledger and the tracker mutually consistent.
     private final Object stateLock = new Object();
-    private final Map<String, Long> lastSeq = new ConcurrentHashMap<>();
+    private final Map<String, BatchSequenceWindow> sequences = new ConcurrentHashMap<>();
     // True while this node writes its own maps under stateLock: the maps may call their listeners
     // synchronously for local writes, which are already applied here and must not be applied twice.
     private boolean writingLocally;
@@ -463,10 +464,11 @@ public class TelemetryStateManager
     }
 
     private void trackSequence(TelemetryBatch batch) {
-        Long last = lastSeq.put(batch.collector(), batch.seq());
-        if (last != null && batch.seq() > last + 1) {
-            lostBatches.add(batch.seq() - last - 1);
-        }
+        // Under stateLock. Batches of one collector may arrive a little out of order (its
+        // notices travel on a connection of their own): a number is lost once 64 later ones
+        // have arrived without it.
+        lostBatches.add(sequences.computeIfAbsent(batch.collector(), c -> new BatchSequenceWindow())
+                                .accept(batch.seq()));
     }
 
     private void evaluateLoads(Collection<ConnectPoint> ports, long receivedNanos, List<PlanckCongestionEvent> out) {

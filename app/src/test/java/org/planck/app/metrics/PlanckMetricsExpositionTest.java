@@ -7,6 +7,11 @@ import org.onlab.packet.MacAddress;
 import org.planck.api.CollectorForwardingMap;
 import org.planck.api.CollectorPushStatus;
 import org.planck.api.ForwardingMapService;
+import org.planck.api.admission.AdmissionCounters;
+import org.planck.api.admission.AdmissionService;
+import org.planck.api.admission.Guarantee;
+import org.planck.api.admission.GuaranteeListener;
+import org.planck.api.admission.GuaranteeRequest;
 import org.planck.api.te.PlanckRerouteEvent;
 import org.planck.api.te.Reroute;
 import org.planck.api.telemetry.CongestionState;
@@ -27,6 +32,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import static org.hamcrest.MatcherAssert.assertThat;
@@ -89,7 +95,8 @@ public class PlanckMetricsExpositionTest {
         es.add(notice(port(3, 5), CongestionState.CONGESTED, 0.97));
         es.add(rate(7, port(9, 1), 1000, 100)); // unknown device
         telemetry.ingest(new TelemetryBatch("c1", 1, 0, es));
-        telemetry.ingest(new TelemetryBatch("c1", 4, 0, List.of(rate(0, port(1, 9), 1000, 200)))); // unknown port, 2 lost
+        // Unknown port. 2 and 3 are lost: they left the 64-number window unseen (4..66 may still come).
+        telemetry.ingest(new TelemetryBatch("c1", 67, 0, List.of(rate(0, port(1, 9), 1000, 200))));
         try {
             telemetry.ingest(new ByteArrayInputStream("{\"version\":3}".getBytes(StandardCharsets.UTF_8)));
             fail("version 3 accepted");
@@ -154,5 +161,59 @@ public class PlanckMetricsExpositionTest {
         assertTrue("no OpenMetrics-only _created series", !text.contains("_created"));
         long utilLines = text.lines().filter(l -> l.startsWith("planck_port_utilization_ratio{")).count();
         assertEquals(telemetry.loads().size(), utilLines);
+    }
+
+    @Test
+    public void admissionMetricsAppearWhileTheAdmissionServiceRuns() {
+        assertTrue("no admission metrics without the service", !metrics.exposition().contains("planck_guarantees"));
+        AdmissionService admission = new AdmissionService() {
+            @Override
+            public Guarantee admit(GuaranteeRequest request) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public boolean remove(String id) {
+                return false;
+            }
+
+            @Override
+            public List<Guarantee> guarantees() {
+                return List.of();
+            }
+
+            @Override
+            public Optional<Guarantee> guarantee(String id) {
+                return Optional.empty();
+            }
+
+            @Override
+            public Map<String, Long> currentBounds() {
+                return Map.of();
+            }
+
+            @Override
+            public AdmissionCounters counters() {
+                return new AdmissionCounters(4, 2, 14, 3, 912);
+            }
+
+            @Override
+            public void addListener(GuaranteeListener listener) {
+            }
+
+            @Override
+            public void removeListener(GuaranteeListener listener) {
+            }
+        };
+        metrics.bindAdmission(admission);
+        String text = metrics.exposition();
+        assertThat(text, containsString("planck_guarantees 0.0\n"));
+        assertThat(text, containsString("planck_admission_admitted_total 4.0\n"));
+        assertThat(text, containsString("planck_admission_rejected_total{reason=\"bad_request\",} 2.0\n"));
+        assertThat(text, containsString("planck_admission_rejected_total{reason=\"no_capacity\",} 14.0\n"));
+        assertThat(text, containsString("planck_admission_moves_vetoed_total 3.0\n"));
+        assertThat(text, containsString("planck_admission_max_decision_seconds 9.12E-4\n"));
+        metrics.unbindAdmission(admission);
+        assertTrue("admission metrics gone with the service", !metrics.exposition().contains("planck_guarantees"));
     }
 }

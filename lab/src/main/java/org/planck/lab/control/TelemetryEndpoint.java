@@ -75,8 +75,10 @@ public final class TelemetryEndpoint implements AutoCloseable {
         checkNotNull(user, "user");
         checkNotNull(password, "password");
         HttpServer server = NoDelayHttpServer.create(address, 64);
-        // One thread: batches are applied in arrival order, as one collector sends them.
-        ExecutorService executor = Executors.newSingleThreadExecutor(LoopThreads.factory("lab-telemetry"));
+        // Two threads: a collector sends its congestion notices on a connection of their own,
+        // and a notice must not queue behind the decoding of a report batch (the sink applies
+        // batches one at a time under its own lock).
+        ExecutorService executor = Executors.newFixedThreadPool(2, LoopThreads.factory("lab-telemetry"));
         TelemetryEndpoint endpoint = new TelemetryEndpoint(server, executor);
         BasicAuthenticator auth = new BasicAuthenticator("planck-lab") {
             @Override
