@@ -1,5 +1,5 @@
-//! Export stage: batches events and POSTs them to the controller over a kept-alive
-//! connection. Memory is bounded twice: the channel from the workers has a fixed
+//! Export stage: batches events and POSTs them to the controller over kept-alive
+//! connections, congestion notices on a lane of their own. Memory is bounded twice: the channel from the workers has a fixed
 //! capacity and the exporter holds at most `max_pending` events; whatever does not fit
 //! is dropped and counted. While the controller is away the exporter retries the same
 //! batch (same `seq`) with exponential backoff.
@@ -10,6 +10,7 @@ pub mod int_signals;
 pub mod pint_events;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -34,17 +35,24 @@ pub struct ExportConfig {
     pub max_backoff: Duration,
 }
 
-/// Where workers hand events; never blocks.
+/// Where workers hand events; never blocks. Congestion notices and everything else go to
+/// separate lanes (see [`Exporter`]).
 #[derive(Clone)]
 pub struct EventSink {
     tx: Sender<Event>,
+    /// The notice lane; `None` puts notices in `tx` with the rest (plain channel).
+    notices: Option<Sender<Event>>,
     metrics: Arc<Metrics>,
 }
 
 impl EventSink {
     /// Queue an event; a full queue drops it and counts the drop.
     pub fn send(&self, ev: Event) -> bool {
-        match self.tx.try_send(ev) {
+        let tx = match (&ev, &self.notices) {
+            (Event::PortCongestion(_), Some(n)) => n,
+            _ => &self.tx,
+        };
+        match tx.try_send(ev) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) | Err(TrySendError::Disconnected(_)) => {
                 self.metrics.queue_drops.inc();
@@ -56,7 +64,14 @@ impl EventSink {
     /// A sink backed by a plain bounded channel (tests, offline use).
     pub fn channel(capacity: usize, metrics: Arc<Metrics>) -> (EventSink, Receiver<Event>) {
         let (tx, rx) = crossbeam_channel::bounded(capacity);
-        (EventSink { tx, metrics }, rx)
+        (
+            EventSink {
+                tx,
+                notices: None,
+                metrics,
+            },
+            rx,
+        )
     }
 }
 
@@ -68,14 +83,30 @@ enum Delivery {
     Failed(String),
 }
 
+/// Delivers the collector's events to the controller on two lanes, each a thread with its own
+/// kept-alive connection: congestion notices, sent the moment they are queued, and everything
+/// else, batched for the flow report interval. A POST is synchronous, so with one lane a
+/// notice detected while a report batch was on its way (the controller applies a batch, and
+/// may decide on it, before it answers) waited for that answer: several milliseconds of the
+/// loop's tail. Both lanes take batch sequence numbers from one counter, so the controller
+/// sees one gap-free sequence per collector, possibly a little out of order.
 pub struct Exporter {
+    reports: Lane,
+    notices: Lane,
+}
+
+/// One delivery lane: a bounded queue in, batches out over its own connection.
+struct Lane {
+    name: &'static str,
     cfg: ExportConfig,
     rx: Receiver<Event>,
     agent: ureq::Agent,
     auth: Option<String>,
     metrics: Arc<Metrics>,
     settings: Arc<DetectionSettings>,
-    next_seq: u64,
+    next_seq: Arc<AtomicU64>,
+    /// Send whatever is pending at once (the notice lane).
+    immediate: bool,
 }
 
 impl Exporter {
@@ -84,14 +115,6 @@ impl Exporter {
         metrics: Arc<Metrics>,
         settings: Arc<DetectionSettings>,
     ) -> (Exporter, EventSink) {
-        let (tx, rx) = crossbeam_channel::bounded(cfg.queue_capacity.max(1));
-        // TCP_NODELAY: a request's headers and body leave in separate writes; with Nagle on,
-        // the body would wait for the controller's delayed ACK of the headers (up to 40 ms).
-        let agent = ureq::AgentBuilder::new()
-            .no_delay(true)
-            .timeout(cfg.timeout)
-            .max_idle_connections_per_host(2)
-            .build();
         let auth = cfg.username.as_ref().map(|u| {
             let creds = format!("{}:{}", u, cfg.password.as_deref().unwrap_or(""));
             format!(
@@ -99,24 +122,62 @@ impl Exporter {
                 base64::engine::general_purpose::STANDARD.encode(creds)
             )
         });
-        let sink = EventSink {
-            tx,
-            metrics: metrics.clone(),
-        };
-        (
-            Exporter {
-                cfg,
+        let next_seq = Arc::new(AtomicU64::new(0));
+        let lane = |name, immediate| {
+            let (tx, rx) = crossbeam_channel::bounded(cfg.queue_capacity.max(1));
+            // TCP_NODELAY: a request's headers and body leave in separate writes; with Nagle
+            // on, the body would wait for the controller's delayed ACK of the headers (up to
+            // 40 ms).
+            let agent = ureq::AgentBuilder::new()
+                .no_delay(true)
+                .timeout(cfg.timeout)
+                .max_idle_connections_per_host(1)
+                .build();
+            let lane = Lane {
+                name,
+                cfg: cfg.clone(),
                 rx,
                 agent,
-                auth,
-                metrics,
-                settings,
-                next_seq: 0,
-            },
-            sink,
-        )
+                auth: auth.clone(),
+                metrics: metrics.clone(),
+                settings: settings.clone(),
+                next_seq: next_seq.clone(),
+                immediate,
+            };
+            (lane, tx)
+        };
+        let (reports, tx) = lane("reports", false);
+        let (notices, notice_tx) = lane("notices", true);
+        let sink = EventSink {
+            tx,
+            notices: Some(notice_tx),
+            metrics,
+        };
+        (Exporter { reports, notices }, sink)
     }
 
+    /// Run until every sink is dropped, then try once to deliver what is left.
+    pub fn run(self) {
+        let notices = self.notices;
+        let notice_thread = std::thread::Builder::new()
+            .name("export-notices".into())
+            .spawn(move || notices.run());
+        match notice_thread {
+            Ok(t) => {
+                self.reports.run();
+                let _ = t.join();
+            }
+            Err(e) => {
+                // No thread for the lane: its queue is never read, so notices are dropped
+                // and counted at the sink; say so once.
+                eprintln!("planck-collector: cannot start the notice lane: {e}");
+                self.reports.run();
+            }
+        }
+    }
+}
+
+impl Lane {
     fn post(&self, body: &str) -> Delivery {
         let mut req = self
             .agent
@@ -144,7 +205,7 @@ impl Exporter {
     }
 
     /// Run until every sink is dropped, then try once to deliver what is left.
-    pub fn run(mut self) {
+    fn run(self) {
         let mut pending: Vec<Event> =
             Vec::with_capacity(self.cfg.max_pending.min(MAX_EVENTS_PER_BATCH));
         let mut first_pending: Option<Instant> = None;
@@ -155,9 +216,10 @@ impl Exporter {
         let mut open = true;
         while open || in_flight.is_some() || !pending.is_empty() {
             let interval = Duration::from_nanos(self.settings.report_interval_ns());
-            let urgent = pending
-                .iter()
-                .any(|e| matches!(e, Event::PortCongestion(_)));
+            let urgent = self.immediate
+                || pending
+                    .iter()
+                    .any(|e| matches!(e, Event::PortCongestion(_)));
             let now = Instant::now();
             let deadline = match (&in_flight, retry_at, first_pending) {
                 (Some(_), Some(r), _) => r,
@@ -179,9 +241,10 @@ impl Exporter {
                 }
             }
             let now = Instant::now();
-            let urgent = pending
-                .iter()
-                .any(|e| matches!(e, Event::PortCongestion(_)));
+            let urgent = self.immediate
+                || pending
+                    .iter()
+                    .any(|e| matches!(e, Event::PortCongestion(_)));
             if in_flight.is_none() && !pending.is_empty() {
                 let due = urgent
                     || !open
@@ -191,8 +254,7 @@ impl Exporter {
                     let n = pending.len().min(MAX_EVENTS_PER_BATCH);
                     let batch: Vec<Event> = pending.drain(..n).collect();
                     first_pending = if pending.is_empty() { None } else { Some(now) };
-                    in_flight = Some((self.next_seq, batch));
-                    self.next_seq += 1;
+                    in_flight = Some((self.next_seq.fetch_add(1, Ordering::Relaxed), batch));
                     retry_at = None;
                 }
             }
@@ -239,8 +301,8 @@ impl Exporter {
                             .is_none_or(|t| now.duration_since(t) > Duration::from_secs(10))
                         {
                             eprintln!(
-                                "planck-collector: export to {} failed, retrying with backoff: {why}",
-                                self.cfg.url
+                                "planck-collector: export of {} to {} failed, retrying with backoff: {why}",
+                                self.name, self.cfg.url
                             );
                             last_error_log = Some(now);
                         }
