@@ -133,6 +133,8 @@ pub struct FlowSender {
     retx: BTreeSet<u32>,
     /// Lowest sequence that may still need a retransmission.
     retx_cursor: u32,
+    /// Lowest sequence NextSeg rule 3 may still pick in this recovery.
+    rescue_cursor: u32,
     /// The receiver has sent SACK blocks (else recovery is NewReno's).
     peer_sacks: bool,
     /// In loss recovery until `acked` reaches `recovery_point`.
@@ -204,6 +206,7 @@ impl FlowSender {
             lost_below: 0,
             retx: BTreeSet::new(),
             retx_cursor: 0,
+            rescue_cursor: 0,
             peer_sacks: false,
             in_recovery: false,
             after_rto: false,
@@ -253,6 +256,23 @@ impl FlowSender {
         (s < end).then_some(s)
     }
 
+    /// RFC 6675 NextSeg rule 3, as ns-3 has it in fast recovery: with no
+    /// lost packet left to resend and no new data, the lowest packet
+    /// neither SACKed nor resent yet. ns-3 leaves out the rule's bound (below
+    /// the highest SACKed packet), so a loss among a flow's last packets,
+    /// which no three SACKs can ever mark, is resent in the recovery of an
+    /// earlier hole instead of waiting for the timer.
+    fn rescue(&self) -> Option<u32> {
+        if !self.in_recovery || self.after_rto || !self.peer_sacks || self.next_seq < self.size {
+            return None;
+        }
+        let mut s = self.rescue_cursor.max(self.acked);
+        while s < self.high_seq && (self.sacked.contains(&s) || self.retx.contains(&s)) {
+            s += 1;
+        }
+        (s < self.high_seq).then_some(s)
+    }
+
     #[inline]
     pub fn can_send(&self) -> bool {
         if self.finish.is_some() {
@@ -275,9 +295,13 @@ impl FlowSender {
                 }
                 s += 1;
             }
-            return open && self.next_seq < self.size;
+            return open && (self.next_seq < self.size || self.rescue().is_some());
         }
-        self.next_seq < self.size && ((self.next_seq - self.acked) as f64) < wnd
+        if self.next_seq < self.size {
+            return ((self.next_seq - self.acked) as f64) < wnd;
+        }
+        // Recovery whose holes are all repaired: rule 3 may still resend.
+        self.rescue().is_some() && (self.pipe() as f64) < wnd
     }
 
     /// Remaining packets (pFabric priority).
@@ -299,6 +323,14 @@ impl FlowSender {
             self.retx.insert(s);
             self.retransmits += 1;
             self.rtx_exempt = false;
+            return s;
+        }
+        if self.next_seq >= self.size
+            && let Some(s) = self.rescue()
+        {
+            self.rescue_cursor = s + 1;
+            self.retx.insert(s);
+            self.retransmits += 1;
             return s;
         }
         let s = self.next_seq;
@@ -491,6 +523,7 @@ impl FlowSender {
         if !self.in_recovery {
             self.in_recovery = true;
             self.first_partial = true;
+            self.rescue_cursor = self.acked;
             self.in_cwr = false;
             self.rtx_exempt = true;
             self.recovery_point = self.high_seq;

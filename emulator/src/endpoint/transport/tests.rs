@@ -23,6 +23,18 @@ fn gbn(kind: TransportKind) -> TransportConfig {
 /// drops the first transmission of every sequence in `drops`. Returns the
 /// sender once it completes (or after `limit` slots).
 fn run_lossy(size: u32, drops: &[u32], c: &TransportConfig, rtt: u64, limit: u64) -> FlowSender {
+    run_lossy_traced(size, drops, c, rtt, limit).0
+}
+
+/// `run_lossy`, with every transmission as (slot, sequence).
+fn run_lossy_traced(
+    size: u32,
+    drops: &[u32],
+    c: &TransportConfig,
+    rtt: u64,
+    limit: u64,
+) -> (FlowSender, Vec<(u64, u32)>) {
+    let mut sends = Vec::new();
     let mut f = FlowSender::new(1, 0, 1, size, 0, 0, c);
     let mut r = FlowReceiver::default();
     let mut dropped: HashSet<u32> = HashSet::new();
@@ -47,18 +59,30 @@ fn run_lossy(size: u32, drops: &[u32], c: &TransportConfig, rtt: u64, limit: u64
             }
         }
         if f.finish.is_some() {
-            return f;
+            return (f, sends);
         }
         f.check_timeout(t, c);
         if f.can_send() {
             let s = f.take_seq(t);
+            sends.push((t, s));
             if drops.contains(&s) && dropped.insert(s) {
                 continue;
             }
             to_rx.entry(t + rtt / 2).or_default().push(s);
         }
     }
-    f
+    (f, sends)
+}
+
+/// How often each sequence went out, and when the flow's last new packet
+/// first did.
+fn send_counts(sends: &[(u64, u32)], size: u32) -> (BTreeMap<u32, u32>, u64) {
+    let mut n = BTreeMap::new();
+    for &(_, s) in sends {
+        *n.entry(s).or_insert(0) += 1;
+    }
+    let last_new = sends.iter().find(|&&(_, s)| s + 1 == size).map_or(u64::MAX, |&(t, _)| t);
+    (n, last_new)
 }
 
 #[test]
@@ -136,9 +160,20 @@ fn sack_repairs_several_losses_in_one_window_without_a_timeout() {
 fn a_retransmission_in_flight_when_recovery_ends_is_not_sent_again() {
     // 39 is found lost and resent late in the recovery for 10 and 31;
     // recovery ends while its retransmission is in flight.
-    let f = run_lossy(46, &[10, 31, 39], &cfg(TransportKind::Tcp), 20, 100_000);
+    let (f, sends) = run_lossy_traced(46, &[10, 31, 39], &cfg(TransportKind::Tcp), 20, 100_000);
     assert!(f.finish.is_some());
-    assert_eq!((f.retransmits, f.timeouts), (3, 0));
+    assert_eq!(f.timeouts, 0);
+    let (n, last_new) = send_counts(&sends, 46);
+    assert!(n.values().all(|&k| k <= 2), "{n:?}");
+    assert_eq!(n[&39], 2);
+    // Beyond the three losses only rule 3's resends, once everything has
+    // been sent, of packets not yet SACKed (ns-3 resends them too).
+    let mut seen = HashSet::new();
+    for &(t, s) in &sends {
+        if !seen.insert(s) && ![10, 31, 39].contains(&s) {
+            assert!(t > last_new, "{s} resent at {t}, before the last new packet at {last_new}");
+        }
+    }
 }
 
 #[test]
@@ -557,7 +592,10 @@ proptest! {
     }
 
     /// Any pattern of first-transmission losses in a flow is repaired, and
-    /// unless the timer had to fire only lost packets are resent. The timer
+    /// unless the timer had to fire every lost packet is resent once and
+    /// any other packet at most once, by NextSeg rule 3 after the flow's
+    /// last new packet (with nothing else to send, ns-3 resends the lowest
+    /// packet neither SACKed nor resent, lost or not). The timer
     /// has to fire only where too few packets follow a loss for three SACK
     /// blocks: a loss among the last packets, or two close together while
     /// the window is at its floor of two (halving the pipe, as ns-3 does,
@@ -567,15 +605,41 @@ proptest! {
                                        drops in prop::collection::btree_set(0u32..300, 0..12)) {
         let drops: Vec<u32> = drops.into_iter().filter(|&d| d < size).collect();
         let c = cfg(TransportKind::Tcp);
-        let f = run_lossy(size, &drops, &c, 20, 2_000_000);
+        let (f, sends) = run_lossy_traced(size, &drops, &c, 20, 2_000_000);
         prop_assert!(f.finish.is_some());
         prop_assert!(f.retransmits as usize >= drops.len());
         if f.timeouts == 0 {
-            prop_assert_eq!(f.retransmits as usize, drops.len());
+            let (n, last_new) = send_counts(&sends, size);
+            for (&s, &k) in &n {
+                prop_assert_eq!(k, if drops.contains(&s) { 2 } else { k.min(2) }, "seq {}", s);
+            }
+            let mut seen = HashSet::new();
+            for &(t, s) in &sends {
+                if !seen.insert(s) && !drops.contains(&s) {
+                    prop_assert!(t > last_new, "{} resent at {} before the last new packet at {}", s, t, last_new);
+                }
+            }
         }
         let spaced = drops.windows(2).all(|w| w[1] - w[0] >= 4);
         if spaced && drops.iter().all(|&d| d + 4 < size) {
             prop_assert_eq!(f.timeouts, 0, "drops {:?}", drops);
         }
     }
+}
+
+/// NextSeg rule 3 as ns-3 has it: in fast recovery, with nothing marked
+/// lost left and no new data, the lowest packet neither SACKed nor resent
+/// goes again. A loss among the last three packets (no three SACKs can
+/// ever follow it) is then repaired in the recovery of an earlier hole,
+/// not after the 10 ms timer.
+#[test]
+fn a_tail_loss_is_resent_within_the_recovery_of_an_earlier_hole() {
+    let c = cfg(TransportKind::Tcp);
+    // 6 packets, 1 and 5 lost: 2, 3, 4 mark 1 lost; nothing can mark 5.
+    let f = run_lossy(6, &[1, 5], &c, 20, 100_000);
+    assert!(f.finish.is_some());
+    assert_eq!((f.timeouts, f.retransmits), (0, 2));
+    // Not outside a recovery: a lone tail loss still needs the timer.
+    let g = run_lossy(6, &[5], &c, 20, 100_000);
+    assert_eq!((g.timeouts, g.retransmits), (1, 1));
 }
