@@ -79,7 +79,18 @@ impl RttEstimator {
                 self.srtt = Some(0.875 * s + 0.125 * r);
             }
         }
-        let rto = self.srtt.unwrap() + (4.0 * self.rttvar).max(1.0);
+        self.clear_backoff();
+    }
+
+    /// The timer from the estimate alone (RFC 6298 (2.4)), without backoff:
+    /// what an ACK of new data restarts the timer with (ns-3's `NewAck`; Linux
+    /// too takes RTT samples from every such ACK), so one timeout does not
+    /// double the next one of a flow that has made progress since.
+    pub fn clear_backoff(&mut self) {
+        let rto = match self.srtt {
+            Some(s) => s + (4.0 * self.rttvar).max(1.0),
+            None => self.min_rto,
+        };
         self.rto = rto.clamp(self.min_rto, self.max_rto);
     }
 
@@ -122,10 +133,19 @@ pub struct FlowSender {
     retx: BTreeSet<u32>,
     /// Lowest sequence that may still need a retransmission.
     retx_cursor: u32,
+    /// Lowest sequence NextSeg rule 3 may still pick in this recovery.
+    rescue_cursor: u32,
     /// The receiver has sent SACK blocks (else recovery is NewReno's).
     peer_sacks: bool,
     /// In loss recovery until `acked` reaches `recovery_point`.
     in_recovery: bool,
+    /// The recovery was entered by the retransmission timer (ns-3's and
+    /// Linux's CA_LOSS): the window slow-starts from one packet as the
+    /// retransmissions are acknowledged (RFC 5681 3.1, RFC 6675 5.1).
+    after_rto: bool,
+    /// No partial ACK of this fast recovery has restarted the timer yet
+    /// (RFC 6582 4.1's Impatient variant, as ns-3 does).
+    first_partial: bool,
     /// The first retransmission of a recovery is still to go (it ignores the pipe).
     rtx_exempt: bool,
     recovery_point: u32,
@@ -186,8 +206,11 @@ impl FlowSender {
             lost_below: 0,
             retx: BTreeSet::new(),
             retx_cursor: 0,
+            rescue_cursor: 0,
             peer_sacks: false,
             in_recovery: false,
+            after_rto: false,
+            first_partial: true,
             rtx_exempt: false,
             recovery_point: 0,
             alpha: cfg.dctcp_init_alpha,
@@ -233,6 +256,23 @@ impl FlowSender {
         (s < end).then_some(s)
     }
 
+    /// RFC 6675 NextSeg rule 3, as ns-3 has it in fast recovery: with no
+    /// lost packet left to resend and no new data, the lowest packet
+    /// neither SACKed nor resent yet. ns-3 leaves out the rule's bound (below
+    /// the highest SACKed packet), so a loss among a flow's last packets,
+    /// which no three SACKs can ever mark, is resent in the recovery of an
+    /// earlier hole instead of waiting for the timer.
+    fn rescue(&self) -> Option<u32> {
+        if !self.in_recovery || self.after_rto || !self.peer_sacks || self.next_seq < self.size {
+            return None;
+        }
+        let mut s = self.rescue_cursor.max(self.acked);
+        while s < self.high_seq && (self.sacked.contains(&s) || self.retx.contains(&s)) {
+            s += 1;
+        }
+        (s < self.high_seq).then_some(s)
+    }
+
     #[inline]
     pub fn can_send(&self) -> bool {
         if self.finish.is_some() {
@@ -255,9 +295,13 @@ impl FlowSender {
                 }
                 s += 1;
             }
-            return open && self.next_seq < self.size;
+            return open && (self.next_seq < self.size || self.rescue().is_some());
         }
-        self.next_seq < self.size && ((self.next_seq - self.acked) as f64) < wnd
+        if self.next_seq < self.size {
+            return ((self.next_seq - self.acked) as f64) < wnd;
+        }
+        // Recovery whose holes are all repaired: rule 3 may still resend.
+        self.rescue().is_some() && (self.pipe() as f64) < wnd
     }
 
     /// Remaining packets (pFabric priority).
@@ -279,6 +323,14 @@ impl FlowSender {
             self.retx.insert(s);
             self.retransmits += 1;
             self.rtx_exempt = false;
+            return s;
+        }
+        if self.next_seq >= self.size
+            && let Some(s) = self.rescue()
+        {
+            self.rescue_cursor = s + 1;
+            self.retx.insert(s);
+            self.retransmits += 1;
             return s;
         }
         let s = self.next_seq;
@@ -331,11 +383,21 @@ impl FlowSender {
             return AckOutcome::Duplicate;
         }
         let newly = ack.cum - self.acked;
+        // A partial ACK in fast recovery restarts the timer only the first
+        // time (RFC 6582 4.1, Impatient; ns-3's `m_isFirstPartialAck`): a
+        // recovery that repairs one hole per round trip ends in a timeout
+        // rather than lasting hundreds of round trips. Any other ACK of new
+        // data restarts it without backoff.
+        let partial = self.in_recovery && !self.after_rto && ack.cum < self.recovery_point;
+        if !partial || self.first_partial {
+            self.timer_start = now;
+            self.rtt.clear_backoff();
+        }
+        self.first_partial &= !partial;
         self.acked = ack.cum;
         self.next_seq = self.next_seq.max(ack.cum);
         self.dupacks = 0;
         self.consecutive_timeouts = 0;
-        self.timer_start = now;
         if let Some((p, sent)) = self.rtt_probe
             && ack.cum > p
         {
@@ -362,15 +424,23 @@ impl FlowSender {
                 // The scoreboard stays: packets found lost (and perhaps
                 // retransmitted) above the recovery point are still so.
                 self.in_recovery = false;
+                self.after_rto = false;
+                self.first_partial = true;
                 self.rtx_exempt = false;
             } else {
-                // Partial ACK (RFC 6675 / NewReno): the window stays; without
-                // SACK blocks the next hole is the new cumulative point.
+                // Partial ACK (RFC 6675 / NewReno): the window stays in fast
+                // recovery; without SACK blocks the next hole is the new
+                // cumulative point. After a timeout the window slow-starts
+                // (RFC 5681 3.1; ns-3 grows it in CA_LOSS), else the repair
+                // of a whole lost window went at one packet per round trip.
                 if !self.peer_sacks {
                     self.lost_below = self.lost_below.max(self.acked + 1);
                 }
                 self.detect_loss(cfg);
                 self.dctcp_observe(newly, ack.ece, cfg);
+                if self.after_rto && matches!(cfg.kind, TransportKind::Tcp | TransportKind::Dctcp) {
+                    self.grow(newly, cfg);
+                }
                 return AckOutcome::Progress;
             }
         } else if sack {
@@ -452,24 +522,53 @@ impl FlowSender {
         self.lost_below = mark;
         if !self.in_recovery {
             self.in_recovery = true;
+            self.first_partial = true;
+            self.rescue_cursor = self.acked;
             self.in_cwr = false;
             self.rtx_exempt = true;
             self.recovery_point = self.high_seq;
             // Karn: the timed packet may be among those resent.
             self.rtt_probe = None;
             if cfg.kind != TransportKind::Pfabric && self.acked >= self.cut_until {
-                self.ssthresh = (self.cwnd / 2.0).max(2.0);
+                self.ssthresh = self.loss_ssthresh(cfg);
                 self.cwnd = self.ssthresh;
                 self.cut_until = self.high_seq;
             }
         }
     }
 
-    fn grow(&mut self, newly: u32, cfg: &TransportConfig) {
-        if self.cwnd < self.ssthresh {
-            self.cwnd += newly as f64;
+    /// ssthresh after a loss. NewReno halves what is in flight (RFC 5681
+    /// (4)), not cwnd: a flow limited by its host's link grows cwnd far past
+    /// what it has in flight (neither here nor in ns-3 does growth stop when
+    /// the window is not the limit), and half of a cwnd of thousands kept
+    /// such a flow sending at line rate into a full port through its whole
+    /// recovery. With SACK blocks what is in flight is RFC 6675's pipe,
+    /// after the scoreboard has marked this ACK's losses, as ns-3 counts it;
+    /// without, FlightSize. DCTCP keeps its own cut.
+    fn loss_ssthresh(&self, cfg: &TransportConfig) -> f64 {
+        if cfg.kind != TransportKind::Tcp || !Self::sack_mode(cfg) {
+            return (self.cwnd / 2.0).max(2.0);
+        }
+        let flight = if self.peer_sacks {
+            self.pipe()
         } else {
-            self.cwnd += newly as f64 / self.cwnd;
+            self.high_seq - self.acked
+        };
+        (flight as f64 / 2.0).max(2.0)
+    }
+
+    /// RFC 5681 (2) and (3), per ACK of new data however much it covers, as
+    /// ns-3's NewReno does: one packet in slow start (a cumulative ACK that
+    /// jumps over a repaired hole, or over everything SACKed after a
+    /// timeout, is still one ACK), 1/cwnd in congestion avoidance.
+    fn grow(&mut self, newly: u32, cfg: &TransportConfig) {
+        if newly == 0 {
+            return;
+        }
+        if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
         }
         self.cwnd = self.cwnd.min(cfg.max_cwnd as f64);
     }
@@ -504,13 +603,20 @@ impl FlowSender {
             }
             _ => {
                 self.rtt.back_off();
-                self.ssthresh = (self.cwnd / 2.0).max(2.0);
+                // RFC 5681 (4): ssthresh is held when the timer fires again
+                // for a segment it already had resent (ns-3: in CA_LOSS with
+                // the head retransmitted), instead of falling to 2.
+                let again = self.after_rto && self.retx.contains(&self.acked);
+                if !again {
+                    self.ssthresh = self.loss_ssthresh(cfg);
+                }
                 self.cwnd = 1.0;
                 self.cut_until = self.high_seq;
                 if Self::sack_mode(cfg) {
                     // RFC 6675 5.1: everything not SACKed is lost; resend it
                     // in order, skipping what the receiver holds.
                     self.in_recovery = true;
+                    self.after_rto = true;
                     self.recovery_point = self.high_seq;
                     self.lost_below = self.high_seq;
                     self.retx.clear();
