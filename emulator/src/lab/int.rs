@@ -521,6 +521,21 @@ mod tests {
         assert_eq!(&roles[16..], &[TRANSIT; 4]);
     }
 
+    /// The `[int]` section the lab writes (lab `IntSourceSpecTest.SECTION`; keep both in step).
+    #[test]
+    fn the_labs_int_section_parses() {
+        let text = "[fabric]\ntopology = \"fattree:4\"\n\n[int]\ndomain = \"edges\"\nversion = \"2\"\nsample_one_in = 64\n\
+            max_reports_per_ms = 50\n\n[int.report]\ninterface = \"plk-int0\"\ndst_mac = \"02:00:00:00:1e:02\"\n\
+            dst_ip = \"198.18.14.1\"\ndst_port = 54321\n";
+        let cfg = crate::lab::FabricConfig::parse(text).unwrap();
+        assert!(cfg.int.enabled());
+        assert_eq!((cfg.int.sample_one_in, cfg.int.max_reports_per_ms), (64, 50));
+        assert_eq!(cfg.int.report.dst_mac, Mac(0x02_00_00_00_1e_02));
+        assert_eq!(cfg.int.report.dst_ip, Ipv4Addr::new(198, 18, 14, 1));
+        assert_eq!(cfg.int.report.interface.as_deref(), Some("plk-int0"));
+        assert!(crate::lab::FabricConfig::parse(&text.replace("sample_one_in", "sample_one")).is_err());
+    }
+
     #[test]
     fn bad_sections_are_rejected() {
         let ok = IntSection { sinks: vec![1], report: ReportSection { pcap: Some("/dev/null".into()), ..Default::default() }, ..Default::default() };
