@@ -40,16 +40,20 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # Names and ports are the lab's own, so nothing else on the machine is touched.
-MIR=plk-mir0          # the fabric writes mirror frames here
-CAP=plk-mir1          # the collector captures here
-INT_TX=plk-int0       # --telemetry int|both: the fabric's INT sinks send telemetry reports here
-INT_RX=plk-int1       # the collector's INT socket listens on this end's address
+# LAB_IF (interface name prefix, default plk) and LAB_PORTS (added to every port below, default
+# 0) let runs from two checkouts share the machine (the system tests pick random ones).
+LAB_IF=${LAB_IF:-plk}
+LAB_PORTS=${LAB_PORTS:-0}
+MIR=$LAB_IF-mir0          # the fabric writes mirror frames here
+CAP=$LAB_IF-mir1          # the collector captures here
+INT_TX=$LAB_IF-int0       # --telemetry int|both: the fabric's INT sinks send telemetry reports here
+INT_RX=$LAB_IF-int1       # the collector's INT socket listens on this end's address
 INT_IP=198.18.14.1    # (benchmarking range, RFC 2544; the fabric's report frames are addressed to it)
 INT_MAC=02:00:00:00:1e:02
 INT_PORT=54321
-LISTEN=127.0.0.1:18181
-COLLECTOR_CONTROL=127.0.0.1:17070
-EMU_CONTROL=127.0.0.1:19870
+LISTEN=127.0.0.1:$((18181 + LAB_PORTS))
+COLLECTOR_CONTROL=127.0.0.1:$((17070 + LAB_PORTS))
+EMU_CONTROL=127.0.0.1:$((19870 + LAB_PORTS))
 LAB_USER=planck
 LAB_PASSWORD=planck-lab
 # The loop gets a core when it has work, as a switch's control plane would: the collector runs
