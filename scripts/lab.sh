@@ -12,6 +12,10 @@
 #   scripts/lab.sh --out DIR  # report directory (default results/lab-<time>)
 #   scripts/lab.sh --pint     # PINT path tracing on the fabric + planck-collector pint-live;
 #                             # pint-conformance.md: moved flows confirmed on their new path (docs/pint.md)
+#   scripts/lab.sh --telemetry int      # PlanckTE decides on INT queue occupancy: the fabric's switches run
+#                             # INT (edges source and sink) and send telemetry reports on the veth
+#                             # plk-int0 <-> plk-int1 to the collector's INT socket; `both`: mirrors or INT;
+#                             # `mirror` (default): mirror samples only (docs/lab.md "INT as the loop's telemetry")
 #   scripts/lab.sh --fabric ovs [...]  # on real OVS bridges instead (src/test/system/ovs/experiment.sh)
 # Any other arguments go to `planck-lab experiment` (see `--help` there). LAB_JAVA_OPTS adds JVM
 # options to the lab controller (e.g. a flight recording: -XX:StartFlightRecording=filename=lab.jfr).
@@ -36,11 +40,20 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 # Names and ports are the lab's own, so nothing else on the machine is touched.
-MIR=plk-mir0          # the fabric writes mirror frames here
-CAP=plk-mir1          # the collector captures here
-LISTEN=127.0.0.1:18181
-COLLECTOR_CONTROL=127.0.0.1:17070
-EMU_CONTROL=127.0.0.1:19870
+# LAB_IF (interface name prefix, default plk) and LAB_PORTS (added to every port below, default
+# 0) let runs from two checkouts share the machine (the system tests pick random ones).
+LAB_IF=${LAB_IF:-plk}
+LAB_PORTS=${LAB_PORTS:-0}
+MIR=$LAB_IF-mir0          # the fabric writes mirror frames here
+CAP=$LAB_IF-mir1          # the collector captures here
+INT_TX=$LAB_IF-int0       # --telemetry int|both: the fabric's INT sinks send telemetry reports here
+INT_RX=$LAB_IF-int1       # the collector's INT socket listens on this end's address
+INT_IP=198.18.14.1    # (benchmarking range, RFC 2544; the fabric's report frames are addressed to it)
+INT_MAC=02:00:00:00:1e:02
+INT_PORT=54321
+LISTEN=127.0.0.1:$((18181 + LAB_PORTS))
+COLLECTOR_CONTROL=127.0.0.1:$((17070 + LAB_PORTS))
+EMU_CONTROL=127.0.0.1:$((19870 + LAB_PORTS))
 LAB_USER=planck
 LAB_PASSWORD=planck-lab
 # The loop gets a core when it has work, as a switch's control plane would: the collector runs
@@ -66,15 +79,22 @@ fi
 out="results/lab-$(date -u +%Y%m%d-%H%M%S)"
 args=()
 pint_bits=0
+telemetry=mirror
 while [ $# -gt 0 ]; do
     case "$1" in
         --out) out="$2"; shift 2 ;;
         --out=*) out="${1#--out=}"; shift ;;
         # PINT path tracing on the fabric, planck-collector pint-live as its sink (docs/pint.md).
         --pint) pint_bits=8; args+=(--pint-bits 8); shift ;;
+        --telemetry) telemetry="${2:-}"; args+=(--telemetry "$telemetry"); shift 2 ;;
+        --telemetry=*) telemetry="${1#--telemetry=}"; args+=(--telemetry "$telemetry"); shift ;;
         *) args+=("$1"); shift ;;
     esac
 done
+case "$telemetry" in
+    mirror|int|both) ;;
+    *) echo "lab: --telemetry must be mirror, int or both" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
@@ -100,6 +120,7 @@ cleanup() {
         wait "$collector_pid" 2>/dev/null || true
     fi
     ip link del "$MIR" 2>/dev/null || true
+    [ "$telemetry" = mirror ] || ip link del "$INT_TX" 2>/dev/null || true
     exit $rc
 }
 trap cleanup EXIT
@@ -135,6 +156,54 @@ done
 # time went there, in the fabric's own sendmmsg).
 if tc qdisc add dev "$CAP" clsact 2>/dev/null; then
     tc filter add dev "$CAP" ingress matchall action drop 2>/dev/null || true
+fi
+
+if [ "$telemetry" != mirror ]; then
+    # The INT sinks' report frames go up the collector end's IP stack to its UDP socket: that end
+    # has the address and MAC they are sent to; nothing else is routed there.
+    echo "== [3/4] INT report veth $INT_TX <-> $INT_RX ($INT_IP:$INT_PORT) =="
+    ip link del "$INT_TX" 2>/dev/null || true
+    ip link add "$INT_TX" type veth peer name "$INT_RX"
+    for dev in "$INT_TX" "$INT_RX"; do
+        sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" 2>/dev/null || true
+    done
+    ip link set "$INT_RX" address "$INT_MAC"
+    ip addr add "$INT_IP/30" dev "$INT_RX"
+    ip link set "$INT_TX" up
+    ip link set "$INT_RX" up
+    args+=(--int-interface "$INT_TX")
+fi
+int_section=""
+if [ "$telemetry" != mirror ]; then
+    switch_map=""
+    for n in $(seq 1 20); do
+        switch_map+="\"$n\" = \"$(printf 'of:%016x' "$n")\""$'\n'
+    done
+    # Queue occupancy is in packets (the fabric's DropTail buffers hold 100): an event for every
+    # 4 packets of change; INT_PORT batches leave 1 ms after their first event.
+    int_section="[int]
+listen = [\"$INT_IP:$INT_PORT\"]
+versions = [\"1.0\", \"2\"]
+max_hops = 8
+push_interval_ms = 100
+idle_timeout_ms = 3000
+
+[int.intervals]
+flow_latency_ns = 48000
+hop_latency_ns = 48000
+link_utilization = 100
+queue_occupancy = 4
+queue_congestion = 64
+
+[int.controller]
+url = \"http://$LISTEN/onos/planck/v1/telemetry/events\"
+collector_id = \"c1-int\"
+username = \"$LAB_USER\"
+password = \"$LAB_PASSWORD\"
+flush_ms = 1
+
+[int.controller.switches]
+$switch_map"
 fi
 
 echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP ($(echo "${loop_priority[@]}")) =="
@@ -188,6 +257,8 @@ password = "$LAB_PASSWORD"
 
 [control]
 listen = "$COLLECTOR_CONTROL"
+
+$int_section
 TOML
 "${loop_priority[@]}" target/release/planck-collector run --config "$out/collector.toml" > "$out/collector.log" 2>&1 &
 collector_pid=$!

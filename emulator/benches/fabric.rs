@@ -84,9 +84,14 @@ fn plan(topo: &Topology, pairs: &[(usize, usize)]) -> Vec<RuleOp> {
 }
 
 fn busy_fabric(mirrors: bool) -> FabricEngine {
-    let cfg = FabricConfig::parse(
-        "[fabric]\ntopology = \"fattree:4\"\nlink_gbps = 10.0\nmode = \"virtual\"\n",
-    )
+    busy_fabric_with(mirrors, "")
+}
+
+/// `extra`: more config sections (the INT stage).
+fn busy_fabric_with(mirrors: bool, extra: &str) -> FabricEngine {
+    let cfg = FabricConfig::parse(&format!(
+        "[fabric]\ntopology = \"fattree:4\"\nlink_gbps = 10.0\nmode = \"virtual\"\n{extra}"
+    ))
     .unwrap();
     let mut e = FabricEngine::new(&cfg, false).unwrap();
     let pairs: Vec<(usize, usize)> = (0..16).map(|i| (i, (i + 8) % 16)).collect();
@@ -137,6 +142,14 @@ fn slot_time(c: &mut Criterion) {
     g.bench_function("slot", |b| b.iter(|| plain.step()));
     let mut mirrored = busy_fabric(true);
     g.bench_function("slot_mirrors_20_switches", |b| b.iter(|| mirrored.step()));
+    // INT on every switch (edges source and sink), reports to a pcap on /dev/null: the lab's
+    // sampling, and every packet (the stage's worst case).
+    for (name, one_in) in [("slot_int_20_switches_1_in_64", 64), ("slot_int_20_switches_every_packet", 1)] {
+        let mut int = busy_fabric_with(false, &format!(
+            "[int]\ndomain = \"edges\"\nsample_one_in = {one_in}\nmax_reports_per_ms = 1000000\n\
+             [int.report]\npcap = \"/dev/null\"\n"));
+        g.bench_function(name, |b| b.iter(|| int.step()));
+    }
     g.finish();
 }
 

@@ -18,6 +18,9 @@ pub struct FabricConfig {
     /// PINT path tracing on the fabric's packets (off unless `path_bits` > 0).
     #[serde(default)]
     pub pint: super::pint::PintSection,
+    /// INT source/transit/sink switches and their telemetry reports (off unless switches are named).
+    #[serde(default)]
+    pub int: super::int::IntSection,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -106,6 +109,7 @@ impl FabricConfig {
             );
         }
         self.pint.validate()?;
+        self.int.validate()?;
         self.topology()?;
         Ok(())
     }

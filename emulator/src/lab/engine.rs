@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use super::addr::{host_ip, host_mac, switch_id};
 use super::config::FabricConfig;
 use super::frames::{FrameFields, FrameSink, HEADER_BYTES, VLAN_BYTES, build_frame};
+use super::int::{LabInt, NO_INT};
 use super::pint::{INITIAL_TTL, LabPint};
 use super::rules::{Headers, Mac, RuleOp, RuleTable, apply_batch};
 use crate::config::{Mode, TransportConfig};
@@ -109,6 +110,8 @@ struct Pkt {
     /// IPv4 ID (PINT digest) and switches crossed (TTL = 64 - hops), as the last switch sent it.
     ip_id: u16,
     hops: u8,
+    /// INT stack of a sampled packet ([`NO_INT`]: none).
+    int: u32,
 }
 
 impl Pkt {
@@ -202,6 +205,7 @@ pub struct FabricEngine {
     sink: Option<FrameSink>,
     frame_buf: Vec<u8>,
     pint: Option<LabPint>,
+    int: Option<LabInt>,
     now: Slot,
     epoch_us: f64,
     started: Instant,
@@ -286,6 +290,7 @@ impl FabricEngine {
             sink: None,
             frame_buf: Vec::with_capacity(9100),
             pint: LabPint::new(&cfg.pint, n)?,
+            int: LabInt::new(&cfg.int, &topo, cfg.slot_ns())?,
             now: 0,
             epoch_us,
             started: Instant::now(),
@@ -557,6 +562,7 @@ impl FabricEngine {
                     payload,
                     ip_id: 0,
                     hops: 0,
+                    int: NO_INT,
                 };
                 let host = &mut self.hosts[h];
                 host.rr = start + k + 1;
@@ -623,7 +629,12 @@ impl FabricEngine {
         if let Some(m) = r.actions.set_eth_dst {
             pkt.eth_dst = m;
         }
-        let out = &mut self.ports[sw][r.actions.output as usize - 1];
+        let out_port = r.actions.output as usize - 1;
+        if let Some(int) = self.int.as_mut() {
+            let from_host = matches!(self.ports[sw][in_port as usize].peer, Dest::Host(_));
+            int.on_ingress(sw, in_port, from_host, &mut pkt.int, self.now);
+        }
+        let out = &mut self.ports[sw][out_port];
         if out.queue.len() >= out.cap {
             out.drops += 1;
         } else {
@@ -685,6 +696,9 @@ impl FabricEngine {
                     let seq = f.isn.wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32));
                     let id = pint.packet_id(host_ip(f.spec.src), host_ip(f.spec.dst), f.spec.sport, f.spec.dport, seq);
                     pint.stamp(sw, &mut pkt.ip_id, &mut pkt.hops, id);
+                }
+                if self.int.is_some() {
+                    self.int_egress(sw, p, &mut pkt, t);
                 }
                 let port = &mut self.ports[sw][p];
                 let bytes = pkt.wire_bytes();
@@ -762,7 +776,45 @@ impl FabricEngine {
         }
     }
 
+    /// The INT stage at a transmission: the switch's hop, and the report if it is the sink.
+    fn int_egress(&mut self, sw: usize, p: usize, pkt: &mut Pkt, t: Slot) {
+        let port = &self.ports[sw][p];
+        let to_host = matches!(port.peer, Dest::Host(_));
+        let left = port.queue.len();
+        let Some(int) = self.int.as_mut() else { return };
+        if !int.on_egress(sw, p as u16, to_host, &mut pkt.int, t, left) {
+            return;
+        }
+        let f = &self.flows[pkt.flow as usize];
+        let fields = FrameFields {
+            vlan: 0,
+            eth_src: host_mac(f.spec.src),
+            eth_dst: pkt.eth_dst,
+            ip_src: host_ip(f.spec.src),
+            ip_dst: host_ip(f.spec.dst),
+            sport: f.spec.sport,
+            dport: f.spec.dport,
+            seq: f.isn.wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32)),
+            ack: f.peer_isn.wrapping_add(1),
+            payload: pkt.payload,
+            ip_id: pkt.ip_id,
+            ttl: INITIAL_TTL.saturating_sub(pkt.hops),
+        };
+        let ts = if self.realtime {
+            SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
+        } else {
+            Duration::from_micros(self.time_us(t))
+        };
+        let epoch_ns = self.epoch_us * 1000.0;
+        if let Some(int) = self.int.as_mut() {
+            int.emit(sw, &mut pkt.int, &fields, t, epoch_ns, ts);
+        }
+    }
+
     fn flush_sink(&mut self) {
+        if let Some(int) = self.int.as_mut() {
+            int.flush();
+        }
         if let Some(s) = self.sink.as_mut() {
             let failed = s.flush();
             self.sink_errors += failed;
@@ -818,6 +870,7 @@ impl FabricEngine {
             "sinkErrors": self.sink_errors, "misdelivered": self.misdelivered,
             "duplicates": self.duplicates, "heldOutOfOrder": self.held_out_of_order,
             "reassemblyDrops": self.reassembly_drops,
+            "int": self.int.as_ref().map(LabInt::status_json),
             "slotNs": self.slot_ns})
     }
 }

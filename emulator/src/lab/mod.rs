@@ -7,6 +7,8 @@ pub mod api;
 pub mod config;
 pub mod engine;
 pub mod frames;
+pub mod int;
+pub mod int_report;
 pub mod pint;
 pub mod rules;
 

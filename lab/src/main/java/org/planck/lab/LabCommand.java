@@ -191,9 +191,61 @@ public final class LabCommand implements Callable<Integer> {
                         + "(the PINT sink is planck-collector pint-live, started by scripts/lab.sh --pint)")
         int pintBits;
 
+        @Option(names = "--telemetry", defaultValue = "mirror",
+                description = "what PlanckTE decides congestion on: mirror (collector notices and the load view from "
+                        + "mirrored samples), int (INT queue occupancy reported by the fabric's INT sinks), or both "
+                        + "(default: ${DEFAULT-VALUE}); int and both turn INT on in the fabric (scripts/lab.sh --telemetry)")
+        String telemetry;
+
+        @Option(names = "--int-interface", defaultValue = "plk-int0",
+                description = "interface the fabric's INT sinks send telemetry reports on (default: ${DEFAULT-VALUE})")
+        String intInterface;
+
+        @Option(names = "--int-version", defaultValue = "2",
+                description = "telemetry report version of the INT sinks, 1.0 or 2 (default: ${DEFAULT-VALUE})")
+        String intVersion;
+
+        @Option(names = "--int-sample", defaultValue = "64",
+                description = "INT sources sample 1 in this many packets from hosts (default: ${DEFAULT-VALUE})")
+        int intSample;
+
+        @Option(names = "--int-max-reports-per-ms", defaultValue = "50",
+                description = "INT reports the fabric sends per ms at most; more are dropped and counted (default: ${DEFAULT-VALUE})")
+        int intMaxReportsPerMs;
+
+        @Option(names = "--int-queue-threshold", defaultValue = "24",
+                description = "INT queue occupancy (packets) at or above which a port is congested (default: ${DEFAULT-VALUE})")
+        long intQueueThreshold;
+
+        @Option(names = "--int-queue-hysteresis", defaultValue = "16",
+                description = "a port INT marked congested clears below threshold minus this (default: ${DEFAULT-VALUE})")
+        long intQueueHysteresis;
+
         @Option(names = "--elephant-pct", defaultValue = "" + PlanckSettings.DEFAULT_ELEPHANT_THRESHOLD_PCT,
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
         double elephantPct;
+
+        /** --telemetry's value as the network config's congestion signal, or null. */
+        static org.planck.api.config.CongestionSignal telemetrySignal(String v) {
+            if ("mirror".equals(v)) {
+                return org.planck.api.config.CongestionSignal.MIRRORS;
+            }
+            return "int".equals(v) || "both".equals(v)
+                    ? org.planck.api.config.CongestionSignal.fromConfig(v).orElse(null) : null;
+        }
+
+        static String telemetryLabel(org.planck.api.config.CongestionSignal s, long threshold, long hysteresis) {
+            String intPart = String.format("INT queue occupancy >= %d packets (cleared below %d)", threshold,
+                                           threshold - hysteresis);
+            switch (s) {
+                case INT:
+                    return intPart + " (mirrors still give the flows' rates)";
+                case BOTH:
+                    return "mirror samples (collector notices, load view) or " + intPart;
+                default:
+                    return "mirror samples (collector notices, load view)";
+            }
+        }
 
         private CollectorClient collectorClient() {
             return collectorUser == null ? new CollectorClient(collectorControl)
@@ -226,6 +278,23 @@ public final class LabCommand implements Callable<Integer> {
             if (pintBits < 0 || pintBits > 16) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--pint-bits must be 0 (off) to 16");
             }
+            org.planck.api.config.CongestionSignal signal = telemetrySignal(telemetry);
+            if (signal == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--telemetry must be mirror, int or both, got " + telemetry);
+            }
+            org.planck.lab.experiment.IntSourceSpec intSource = null;
+            org.planck.lab.control.IntQueueCongestion.Settings congestion;
+            try {
+                congestion = new org.planck.lab.control.IntQueueCongestion.Settings(signal, intQueueThreshold,
+                                                                                    intQueueHysteresis);
+                if (signal.usesInt()) {
+                    intSource = new org.planck.lab.experiment.IntSourceSpec(intInterface, intVersion, intSample,
+                                                                           intMaxReportsPerMs);
+                }
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "INT settings: " + e.getMessage());
+            }
             if ((collectorUser == null) != (collectorPassword == null)) {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "--collector-user and --collector-password go together");
@@ -247,6 +316,7 @@ public final class LabCommand implements Callable<Integer> {
             org.planck.lab.experiment.PintConformanceLog pintLog = pintBits > 0
                     ? new org.planck.lab.experiment.PintConformanceLog() : null;
             options.pint(pintBits, pintLog);
+            options.telemetry(intSource, congestion);
             int total = 0;
             for (Workload w : ws) {
                 total += ExperimentRunner.flowCount(w) * ms.size() * repeats;
@@ -299,8 +369,14 @@ public final class LabCommand implements Callable<Integer> {
                                 + (fabricCpus != null ? ", on CPU " + fabricCpus + " (the collector and controller on the others)" : ""))
                         + (loopRtPriority > 0 ? "; the controller's loop threads (telemetry intake, rule installer, "
                                 + "poller) at SCHED_FIFO " + loopRtPriority + ", the rest of it at normal priority" : "")
-                        + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "");
+                        + (liveView != null ? "; live fabric view of each run served at " + liveView.url() : "")
+                        + "; PlanckTE's congestion signal: " + telemetryLabel(signal, intQueueThreshold, intQueueHysteresis)
+                        + (intSource != null ? "; " + intSource.describe() + " in every mode" : "");
                 new Report(results, rate, settings, pollMs).write(dir);
+                if (options.intLog() != null) {
+                    options.intLog().write(dir);
+                    System.out.print(options.intLog().summary());
+                }
                 if (pintLog != null) {
                     pintLog.write(dir);
                     System.out.print(pintLog.summary());

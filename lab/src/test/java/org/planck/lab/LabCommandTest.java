@@ -44,4 +44,25 @@ public class LabCommandTest {
             assertTrue(r[1], r[1].contains("--pint-bits must be 0 (off) to 16"));
         }
     }
+
+    @Test
+    public void badTelemetrySettingsAreUsageErrors() {
+        String[][] cases = {
+            {"--telemetry", "sflow"}, {"--telemetry", "int", "--int-version", "0.5"},
+            {"--telemetry", "int", "--int-sample", "0"}, {"--int-queue-threshold", "8", "--int-queue-hysteresis", "8"},
+            {"--telemetry", "both", "--int-interface", "no such name"},
+        };
+        String[] reasons = {"--telemetry must be mirror, int or both", "version must be 1.0 or 2", "sampling",
+                            "hysteresis", "bad interface name"};
+        for (int i = 0; i < cases.length; i++) {
+            String[] args = new String[cases[i].length + 3];
+            args[0] = "experiment";
+            System.arraycopy(cases[i], 0, args, 1, cases[i].length);
+            args[args.length - 2] = "--emu-bin";
+            args[args.length - 1] = "/nonexistent";
+            String[] r = run(args);
+            assertEquals(String.join(" ", cases[i]), "2", r[0]);
+            assertTrue(r[1], r[1].contains(reasons[i]));
+        }
+    }
 }

@@ -15,6 +15,7 @@ import org.planck.api.te.TeMode;
 import org.planck.api.telemetry.CongestionState;
 import org.planck.api.telemetry.FlowRateEvent;
 import org.planck.api.telemetry.FlowRecord;
+import org.planck.api.telemetry.IntPortSignal;
 import org.planck.api.telemetry.IngestResult;
 import org.planck.api.telemetry.PortCongestionNotice;
 import org.planck.api.telemetry.PortLoad;
@@ -125,6 +126,8 @@ public final class LabController implements TelemetrySink, AutoCloseable {
      * against this controller's plan and moves. Moves are recorded at decision time.
      */
     private PathConformance conformance = newConformance();
+    /** INT port state and which congestion signal TE acts on (mirrors unless set). */
+    private IntQueueCongestion intPorts = IntQueueCongestion.mirrorsOnly();
 
     /**
      * A controller.
@@ -158,10 +161,32 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         loop = new TeLoop(placements, flows, this::reported, latencyMicros -> { });
         loop.configure(settings.threshold(), settings.dampingMs(), settings.elephantPct() / 100.0);
         loop.setMode(mode);
+        // As the app does for congestionSignal "int": the load view chooses moves but triggers none.
+        loop.setLoadViewTriggers(intPorts.signal().usesMirrors());
         loop.sync();
         lastCounters = null;
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
         return plan;
+    }
+
+    /**
+     * Which congestion TE acts on, as the network config's congestionSignal: collector notices and
+     * the load view (mirrors), INT queue occupancy (INT_PORT signals against the queue threshold),
+     * or both. Takes effect at the next {@link #install()}.
+     *
+     * @param congestion INT port state with its signal and queue thresholds
+     */
+    public synchronized void useCongestion(IntQueueCongestion congestion) {
+        intPorts = checkNotNull(congestion, "congestion");
+    }
+
+    /**
+     * The INT port state of this controller.
+     *
+     * @return state (not a copy; read it under no concurrent ingest)
+     */
+    public synchronized IntQueueCongestion intPorts() {
+        return intPorts;
     }
 
     public synchronized EmulatorTopology topology() {
@@ -256,8 +281,40 @@ public final class LabController implements TelemetrySink, AutoCloseable {
                 noticed.add((PortCongestionNotice) e);
             }
         }
+        List<IntPortSignal> intMarks = new ArrayList<>();
+        List<Boolean> intStates = new ArrayList<>();
+        for (IntPortSignal s : batch.intSignals()) {
+            if (!topology.graph().hasSwitch(s.port().deviceId())) {
+                noDevice++;
+                continue;
+            }
+            if (!topology.ports(s.port().deviceId()).contains(s.port().port().toLong())) {
+                noPort++;
+                continue;
+            }
+            accepted++;
+            Optional<Boolean> changed = intPorts.apply(s, batch.collector(), nowMs);
+            if (changed.isPresent()) {
+                intMarks.add(s);
+                intStates.add(changed.get());
+            }
+        }
         loop.resync(touched);
+        for (int i = 0; i < intMarks.size(); i++) {
+            // A standing queue: the port sends at line rate (the app counts it as utilisation 1).
+            IntPortSignal s = intMarks.get(i);
+            boolean congested = intStates.get(i);
+            List<Reroute> done = loop.onNotice(s.port(), congested, OptionalDouble.of(1.0), true, receivedNanos);
+            if (congested) {
+                decided(LoopLatencyLog.Trigger.INT_QUEUE, s.port(), s.reportUs(), receiptUs, done, true,
+                        new LoopLatencyLog.Stages(-1, batch.sentUs(), -1, 0));
+            }
+        }
         for (PortCongestionNotice n : noticed) {
+            if (!intPorts.signal().usesMirrors()) {
+                // Counted, not acted on: TE decides on INT queue occupancy only.
+                continue;
+            }
             boolean congested = n.state() == CongestionState.CONGESTED;
             List<Reroute> done = loop.onNotice(n.port(), congested, OptionalDouble.of(n.utilization()), true,
                                                receivedNanos);

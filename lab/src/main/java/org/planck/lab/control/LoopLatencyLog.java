@@ -25,7 +25,9 @@ public final class LoopLatencyLog {
         /** The controller's own load view (sum of flow-rate estimates) crossed the threshold. */
         LOAD_VIEW,
         /** A poll of the emulator's counters found the port above threshold. */
-        POLL
+        POLL,
+        /** INT queue occupancy of the port crossed the queue threshold (congestion signal INT or both). */
+        INT_QUEUE
     }
 
     /**

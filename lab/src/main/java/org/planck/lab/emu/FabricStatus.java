@@ -13,6 +13,8 @@ public final class FabricStatus {
     private final long unmatched;
     private final long mirrorFrames;
     private final long mirrorDrops;
+    /** The INT stage's counters ({@code int}), missing when the fabric runs no INT. */
+    private JsonNode intStage = com.fasterxml.jackson.databind.node.MissingNode.getInstance();
 
     /**
      * A status.
@@ -46,10 +48,21 @@ public final class FabricStatus {
         if (json == null || json.path("version").asInt(-1) != 1) {
             throw new IllegalArgumentException("status must be a version-1 object");
         }
-        return new FabricStatus(json.path("mode").asText(""), json.path("timeUs").asLong(),
+        FabricStatus s = new FabricStatus(json.path("mode").asText(""), json.path("timeUs").asLong(),
                                 json.path("lagUs").asLong(), json.path("maxLagUs").asLong(),
                                 json.path("unmatched").asLong(), json.path("mirrorFrames").asLong(),
                                 json.path("mirrorDrops").asLong());
+        s.intStage = json.path("int");
+        return s;
+    }
+
+    /**
+     * The INT stage's counters (docs/emulator-fabric.md): sampled, reports, reportsDropped, ...
+     *
+     * @return the object, or a missing node when the fabric runs no INT
+     */
+    public JsonNode intStage() {
+        return intStage;
     }
 
     public String mode() {

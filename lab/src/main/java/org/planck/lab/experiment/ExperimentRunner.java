@@ -76,6 +76,33 @@ public final class ExperimentRunner {
         boolean fabricSpin;
         int pintPathBits;
         PintConformanceLog pintLog;
+        IntSourceSpec intSource;
+        IntSourceLog intLog;
+        org.planck.lab.control.IntQueueCongestion.Settings congestion;
+
+        /**
+         * Telemetry of the loop: INT on the fabric's switches (null: none), and which congestion
+         * signal PlanckTE acts on with which INT queue thresholds (null: mirrors only).
+         *
+         * @param source     INT on the fabric, or null
+         * @param congestion congestion signal and queue thresholds, or null
+         * @return this
+         */
+        /**
+         * The INT log of the runs, when the fabric runs INT.
+         *
+         * @return log, or null
+         */
+        public IntSourceLog intLog() {
+            return intLog;
+        }
+
+        public Options telemetry(IntSourceSpec source, org.planck.lab.control.IntQueueCongestion.Settings congestion) {
+            intSource = source;
+            this.congestion = congestion;
+            intLog = source != null ? new IntSourceLog() : null;
+            return this;
+        }
 
         /**
          * PINT path tracing on the fabric's switches; PlanckTE runs record the controller's
@@ -286,7 +313,7 @@ public final class ExperimentRunner {
         progress.runStarted(workload.label() + " / " + mode.label(), flowCount(workload));
         try (FabricLauncher.RunningFabric fabric = launcher.start(
                 new FabricSpec(mode.shape(), linkBps, options.controlListen, options.fabricSpin,
-                               options.pintPathBits))) {
+                               options.pintPathBits).withInt(options.intSource))) {
             return runOn(fabric.control(), workload, mode, linkBps, seed);
         } catch (EmulatorException e) {
             throw new IOException(workload.label() + " / " + mode.label() + ": " + e.getMessage(), e);
@@ -302,6 +329,9 @@ public final class ExperimentRunner {
         LoopThreads.promoteThreadsNamed(n -> LoopThreads.isJdkHttpThread(n) || LoopThreads.isStopTheWorldThread(n));
         LoopLatencyLog latencies = new LoopLatencyLog(1_000_000);
         LabController controller = new LabController(emu, mode.te(), options.te, latencies);
+        if (options.congestion != null) {
+            controller.useCongestion(options.congestion.newState());
+        }
         controller.install();
         if (options.liveView != null) {
             options.liveView.show(new LabFabricView(controller, latencies, workload.label() + " / " + mode.label()));
@@ -434,6 +464,10 @@ public final class ExperimentRunner {
             controller.close();
         }
         FabricStatus status = emu.status();
+        if (options.intLog != null) {
+            options.intLog.add(workload.label(), mode.label(), seed, status.intStage(), controller.intPorts(),
+                               latencies.entries());
+        }
         results.sort(Comparator.comparingLong(FlowResult::id));
         log.info("{} / {}: {} flows, {} moves, max lag {} us", workload.label(), mode.label(), results.size(),
                  controller.moves(), status.maxLagUs());

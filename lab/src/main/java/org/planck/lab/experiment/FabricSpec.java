@@ -31,6 +31,8 @@ public final class FabricSpec {
     private final String controlListen;
     private final boolean spin;
     private final int pintPathBits;
+    /** INT on the switches, or null. */
+    private IntSourceSpec intSource;
 
     /**
      * A fabric.
@@ -74,6 +76,17 @@ public final class FabricSpec {
         this.spin = spin;
     }
 
+    /**
+     * The same fabric with INT on its switches.
+     *
+     * @param spec INT settings, or null for none
+     * @return this
+     */
+    public FabricSpec withInt(IntSourceSpec spec) {
+        this.intSource = spec;
+        return this;
+    }
+
     public Shape shape() {
         return shape;
     }
@@ -108,7 +121,8 @@ public final class FabricSpec {
                 // PINT on the switches (docs/pint.md): the collector's pint-live decodes with the
                 // same bits, path length and seed.
                 + (pintPathBits > 0 ? "\n[pint]\npath_bits = " + pintPathBits + "\npath_hops = " + PINT_PATH_HOPS
-                        + "\nseed = " + PINT_SEED + "\n" : "");
+                        + "\nseed = " + PINT_SEED + "\n" : "")
+                + (intSource != null ? intSource.toToml() : "");
     }
 
     /** A TOML basic string; the values written here are addresses and names, escaped anyway. */
