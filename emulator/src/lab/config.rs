@@ -18,6 +18,9 @@ pub struct FabricConfig {
     /// PINT path tracing on the fabric's packets (off unless `path_bits` > 0).
     #[serde(default)]
     pub pint: super::pint::PintSection,
+    /// Real Linux hosts as the endpoints (docs/realhosts.md#the-lab-with-real-hosts).
+    #[serde(default)]
+    pub linux_hosts: Option<super::linux_hosts::LinuxHostsSection>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -106,6 +109,12 @@ impl FabricConfig {
             );
         }
         self.pint.validate()?;
+        if let Some(l) = &self.linux_hosts {
+            l.validate()?;
+            if self.pint.path_bits > 0 {
+                anyhow::bail!("linux_hosts: PINT stamps the fabric's own packets only; turn [pint] off");
+            }
+        }
         self.topology()?;
         Ok(())
     }

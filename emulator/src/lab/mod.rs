@@ -7,6 +7,7 @@ pub mod api;
 pub mod config;
 pub mod engine;
 pub mod frames;
+pub mod linux_hosts;
 pub mod pint;
 pub mod rules;
 

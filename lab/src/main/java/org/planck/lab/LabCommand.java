@@ -195,6 +195,20 @@ public final class LabCommand implements Callable<Integer> {
                 description = "TE plans a flow at or above this %% of its host link with its demand (its hosts' fair share); 0: measured rates only (default: ${DEFAULT-VALUE})")
         double elephantPct;
 
+        @Option(names = "--linux-hosts",
+                description = "TOML file with a [linux_hosts] section: real Linux hosts in network namespaces "
+                        + "(emulator/realhosts/lab-hosts.sh) are the fabric's endpoints and their TCP flows the "
+                        + "workload (scripts/lab.sh --endpoints linux)")
+        Path linuxHosts;
+
+        @Option(names = "--link-mbps",
+                description = "link rate in Mb/s, fixed (overrides --link-gbps): a rate the machine carries in real "
+                        + "time with real hosts")
+        Long linkMbps;
+
+        @Option(names = "--flow-bytes", description = "flow size in bytes (overrides --flow-mib)")
+        Long flowBytesOption;
+
         private CollectorClient collectorClient() {
             return collectorUser == null ? new CollectorClient(collectorControl)
                     : new CollectorClient(collectorControl, collectorUser, collectorPassword);
@@ -230,6 +244,27 @@ public final class LabCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "--collector-user and --collector-password go together");
             }
+            if (linkMbps != null && (linkMbps < 1 || linkMbps > 100_000)) {
+                System.err.println("planck-lab: --link-mbps must be in 1..100000");
+                return 2;
+            }
+            if (flowBytesOption != null && flowBytesOption <= 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--flow-bytes must be positive");
+            }
+            String hostsToml = null;
+            if (linuxHosts != null) {
+                if (!Files.isReadable(linuxHosts)) {
+                    System.err.println("planck-lab: --linux-hosts " + linuxHosts + " is not readable");
+                    return 2;
+                }
+                hostsToml = Files.readString(linuxHosts);
+                if (!hostsToml.contains("[linux_hosts]")) {
+                    System.err.println("planck-lab: --linux-hosts " + linuxHosts + " has no [linux_hosts] section");
+                    return 2;
+                }
+            }
+            long flowBytes = flowBytesOption != null ? flowBytesOption : mib << 20;
+            String flowLabel = flowBytesOption != null ? flowBytes + " bytes" : mib + " MiB";
             if (!List.of("auto", "1", "10").contains(linkGbps)) {
                 System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
                 return 2;
@@ -241,7 +276,7 @@ public final class LabCommand implements Callable<Integer> {
             Path dir = out != null ? out : Paths.get("results", "lab-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, flowReportMs, elephantPct);
-            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).repeats(repeats).te(te)
+            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(flowBytes).seed(seed).repeats(repeats).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
             org.planck.lab.experiment.PintConformanceLog pintLog = pintBits > 0
@@ -274,13 +309,18 @@ public final class LabCommand implements Callable<Integer> {
                     System.out.println("planck-lab: live fabric view at " + liveView.url());
                     options.liveView(liveView);
                 }
-                ExperimentRunner runner = new ExperimentRunner(
-                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice, fabricCpus), endpoint,
-                        collectorClient(), options, progress);
+                ProcessFabricLauncher launcher =
+                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice, fabricCpus);
+                if (hostsToml != null) {
+                    launcher.appendToConfig(hostsToml);
+                }
+                ExperimentRunner runner = new ExperimentRunner(launcher, endpoint, collectorClient(), options, progress);
                 bar.stage("warming up the controller");
                 org.planck.lab.control.JitWarmUp.run(2000);
                 LinkRateDecision rate;
-                if ("auto".equals(linkGbps)) {
+                if (linkMbps != null) {
+                    rate = LinkRateDecision.fixed(linkMbps * 1_000_000L);
+                } else if ("auto".equals(linkGbps)) {
                     bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8));
                     rate = runner.decideLinkRate(16L << 20);
                 } else {
@@ -290,9 +330,10 @@ public final class LabCommand implements Callable<Integer> {
                 String seeds = repeats == 1 ? "seed " + seed
                         : String.format("seeds %d-%d (%d runs of each workload and mode, flows pooled)", seed,
                                         seed + repeats - 1, repeats);
-                String settings = String.format("Flows: %d MiB; %s; threshold %.0f%%, hysteresis %.0f%%, "
+                String settings = (hostsToml != null ? "Endpoints: **real Linux hosts** (network namespaces on veths, Linux TCP cubic, one connection per flow; times from the hosts' agents); " : "")
+                        + String.format("Flows: %s; %s; threshold %.0f%%, hysteresis %.0f%%, "
                         + "damping %d ms, poll %d ms, flow reports every %s ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
-                        mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs,
+                        flowLabel, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs,
                         new java.text.DecimalFormat("0.##").format(flowReportMs), elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice : "")
