@@ -38,8 +38,15 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 prefix="l$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')"
+child=""
 cleanup() {
     local rc=$?
+    # The experiment runs in the background so that a signal reaches this trap at once; its own
+    # trap stops the fabric, the collector and the controller.
+    if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+        kill -TERM "$child" 2>/dev/null || true
+        wait "$child" 2>/dev/null || true
+    fi
     emulator/realhosts/lab-hosts.sh down "$prefix" || true
     exit $rc
 }
@@ -58,10 +65,16 @@ prefix = "$prefix"
 agent = "$(pwd)/src/test/system/ovs/tcp-agent.py"
 TOML
 
-scripts/lab.sh --out "$out" --linux-hosts "$out/linux-hosts.toml" "${common[@]}"
+scripts/lab.sh --out "$out" --linux-hosts "$out/linux-hosts.toml" "${common[@]}" &
+child=$!
+wait "$child"
+child=""
 if [ -z "${LAB_LINUX_ONLY:-}" ]; then
     echo "== The same experiment with the fabric's own endpoints =="
-    LAB_SKIP_BUILD=1 scripts/lab.sh --out "$out/emulated-endpoints" "${common[@]}"
+    LAB_SKIP_BUILD=1 scripts/lab.sh --out "$out/emulated-endpoints" "${common[@]}" &
+    child=$!
+    wait "$child"
+    child=""
 fi
 python3 emulator/realhosts/lab_compare.py "$out" ${LAB_LINUX_ONLY:+--linux-only} | tee -a "$out/report.md"
 echo "Report: $out/report.md"

@@ -56,7 +56,7 @@ case "$cmd" in
             ethtool -K "$veth" tso off gso off gro off tx off >/dev/null
             ip netns exec "$ns" tc qdisc add dev eth0 root handle 1: htb default 1
             ip netns exec "$ns" tc class add dev eth0 parent 1: classid 1:1 htb \
-                rate "${mbps}mbit" ceil "${mbps}mbit" mpu 1514 burst 3028 cburst 3028
+                rate "${mbps}mbit" ceil "${mbps}mbit" mpu 1514 burst 3028 cburst 3028 quantum 1514
             ip netns exec "$ns" tc qdisc add dev eth0 parent 1:1 handle 10: pfifo limit 1000
         done
         for i in $(seq 0 $((n - 1))); do

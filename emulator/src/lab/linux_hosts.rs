@@ -206,6 +206,9 @@ pub struct LinuxHosts {
     pub flow_index: HashMap<(usize, usize, u16, u16), u32>,
     pub flow_table_full: u64,
     pub mirror_expired: u64,
+    /// Per-flow (5-tuple) rules in the tables at the last status: (installed, hit by a packet,
+    /// packets): a TE move in force is a per-flow rule its flow's packets hit.
+    pub flow_rules: (u64, u64, u64),
     epoch_ns: Option<f64>,
 }
 
@@ -263,6 +266,7 @@ impl LinuxHosts {
             flow_index: HashMap::new(),
             flow_table_full: 0,
             mirror_expired: 0,
+            flow_rules: (0, 0, 0),
             epoch_ns: None,
         })
     }
@@ -342,6 +346,7 @@ impl LinuxHosts {
             "over1msFraction": lag.over_1ms_fraction, "slots": lag.batches,
             "realFlows": self.flow_index.len(), "flowTableFull": self.flow_table_full,
             "mirrorExpired": self.mirror_expired, "agentFailures": self.agents.failures(),
+            "flowRules": {"installed": self.flow_rules.0, "hit": self.flow_rules.1, "packets": self.flow_rules.2},
             "hosts": hosts})
     }
 }

@@ -123,7 +123,16 @@ impl FabricEngine {
     /// `GET /v1/status`, with the real hosts' lag quantiles and frame counters.
     pub(super) fn status_with_linux(&mut self) -> Value {
         let mut v = self.status_json();
+        let mut fr = (0, 0, 0);
+        for r in self.tables.iter().flat_map(|t| t.rules()) {
+            if r.matcher.sport.is_some() && r.matcher.dport.is_some() {
+                fr.0 += 1;
+                fr.1 += u64::from(r.packets > 0);
+                fr.2 += r.packets;
+            }
+        }
         if let Some(lh) = self.linux.as_mut() {
+            lh.flow_rules = fr;
             v["linuxHosts"] = lh.status_json();
         }
         v
