@@ -83,8 +83,8 @@ def main(argv):
     if not runs:
         lines.append("**No real-host run left a summary**: the fabric's logs have no `linux hosts` line.")
     else:
-        lines.append("| run | p50 lag (us) | p99 lag (us) | max lag (us) | frames in | frames out | NIC drops | refused | mirror copies expired |")
-        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        lines.append("| run | p50 lag (us) | p99 lag (us) | max lag (us) | fabric CPU share | frames in | frames out | NIC drops | refused | mirror copies expired |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         behind = []
         for i, (n, s) in enumerate(runs):
             label = labels[i] if i < len(labels) else f"fabric {n}"
@@ -93,7 +93,7 @@ def main(argv):
             refused = sum(tot(k) for k in ("refusedOversize", "refusedNotIpv4", "refusedNotTcp", "refusedMalformed",
                                            "unknownDestination"))
             lines.append(f"| {label} | {s['lagP50Us']:.0f} | {s['lagP99Us']:.0f} | {s['lagMaxUs']:.0f} | "
-                         f"{tot('framesIn')} | {tot('framesOut')} | {tot('nicDrops')} | {refused} | {s.get('mirrorExpired', 0)} |")
+                         f"{s.get('cpuShare', 0):.2f} | {tot('framesIn')} | {tot('framesOut')} | {tot('nicDrops')} | {refused} | {s.get('mirrorExpired', 0)} |")
             if s["lagP99Us"] > P99_LIMIT_US or s["lagMaxUs"] > MAX_LIMIT_US:
                 behind.append(f"{label} (p99 {s['lagP99Us']:.0f} us, max {s['lagMaxUs']:.0f} us)")
         lines.append("")

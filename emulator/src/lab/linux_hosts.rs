@@ -210,6 +210,17 @@ pub struct LinuxHosts {
     /// packets): a TE move in force is a per-flow rule its flow's packets hit.
     pub flow_rules: (u64, u64, u64),
     epoch_ns: Option<f64>,
+    /// Wall clock and the engine thread's CPU time at the first slot: the share of a core the
+    /// engine got tells a starved fabric (low share) from one with too much to do (share ~1).
+    cpu_start: Option<(std::time::Instant, Duration)>,
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 fn unix_ns() -> f64 {
@@ -268,6 +279,7 @@ impl LinuxHosts {
             mirror_expired: 0,
             flow_rules: (0, 0, 0),
             epoch_ns: None,
+            cpu_start: None,
         })
     }
 
@@ -275,6 +287,7 @@ impl LinuxHosts {
     /// arrived by the end of slot `t` (`slot_ns` long), onto the hosts' NIC queues.
     pub fn exchange(&mut self, t: u64, slot_ns: f64) {
         let epoch = *self.epoch_ns.get_or_insert_with(|| unix_ns() - t as f64 * slot_ns);
+        self.cpu_start.get_or_insert_with(|| (std::time::Instant::now(), thread_cpu()));
         let not_after = (epoch + (t + 1) as f64 * slot_ns) as u64;
         let LinuxHosts { ports, by_ip, store, max_frame, nic_cap, .. } = self;
         for p in ports.iter_mut() {
@@ -341,8 +354,12 @@ impl LinuxHosts {
             p.c.ring_drops += p.rx.take_stats().1;
         }
         let lag = self.lag.summary();
+        // Called on the engine thread (status requests and the drop at shutdown run there).
+        let cpu_share = self.cpu_start.map_or(0.0, |(wall, cpu)| {
+            (thread_cpu().saturating_sub(cpu)).as_secs_f64() / wall.elapsed().as_secs_f64().max(1e-9)
+        });
         let hosts: Vec<&HostCounters> = self.ports.iter().map(|p| &p.c).collect();
-        json!({"lagMaxUs": lag.max_lag_us, "lagP50Us": lag.p50_lag_us, "lagP99Us": lag.p99_lag_us, "lagP999Us": lag.p999_lag_us,
+        json!({"cpuShare": cpu_share, "lagMaxUs": lag.max_lag_us, "lagP50Us": lag.p50_lag_us, "lagP99Us": lag.p99_lag_us, "lagP999Us": lag.p999_lag_us,
             "over1msFraction": lag.over_1ms_fraction, "slots": lag.batches,
             "realFlows": self.flow_index.len(), "flowTableFull": self.flow_table_full,
             "mirrorExpired": self.mirror_expired, "agentFailures": self.agents.failures(),

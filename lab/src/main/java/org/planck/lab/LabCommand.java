@@ -245,8 +245,7 @@ public final class LabCommand implements Callable<Integer> {
                         "--collector-user and --collector-password go together");
             }
             if (linkMbps != null && (linkMbps < 1 || linkMbps > 100_000)) {
-                System.err.println("planck-lab: --link-mbps must be in 1..100000");
-                return 2;
+                throw new CommandLine.ParameterException(spec.commandLine(), "--link-mbps must be in 1..100000");
             }
             if (flowBytesOption != null && flowBytesOption <= 0) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--flow-bytes must be positive");
@@ -254,13 +253,13 @@ public final class LabCommand implements Callable<Integer> {
             String hostsToml = null;
             if (linuxHosts != null) {
                 if (!Files.isReadable(linuxHosts)) {
-                    System.err.println("planck-lab: --linux-hosts " + linuxHosts + " is not readable");
-                    return 2;
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--linux-hosts " + linuxHosts + " is not readable");
                 }
                 hostsToml = Files.readString(linuxHosts);
                 if (!hostsToml.contains("[linux_hosts]")) {
-                    System.err.println("planck-lab: --linux-hosts " + linuxHosts + " has no [linux_hosts] section");
-                    return 2;
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--linux-hosts " + linuxHosts + " has no [linux_hosts] section");
                 }
             }
             long flowBytes = flowBytesOption != null ? flowBytesOption : mib << 20;
