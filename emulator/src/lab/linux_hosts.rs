@@ -625,6 +625,30 @@ mod tests {
         assert_eq!(t.stray, 2);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_classified_or_refused(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = classify(&bytes, 1514);
+        }
+
+        #[test]
+        fn a_tcp_frame_keeps_its_ports_and_its_copy_its_bytes(
+            payload in 0usize..1460, sport in 1u16.., dport in 1u16.., vlan in 0u16..4096, snap in 18usize..1600,
+        ) {
+            let mut f = tcp_frame(payload);
+            f[ETH_HEADER + 20..ETH_HEADER + 22].copy_from_slice(&sport.to_be_bytes());
+            f[ETH_HEADER + 22..ETH_HEADER + 24].copy_from_slice(&dport.to_be_bytes());
+            let c = classify(&f, 1514).unwrap();
+            proptest::prop_assert_eq!((c.sport, c.dport), (sport, dport));
+            let mut out = Vec::new();
+            let full = mirror_copy(&f, c.eth_dst, vlan, snap, &mut out);
+            proptest::prop_assert_eq!(full, f.len() + 4);
+            proptest::prop_assert_eq!(out.len(), snap.min(full));
+            proptest::prop_assert_eq!(u16::from_be_bytes([out[14], out[15]]), vlan);
+            proptest::prop_assert_eq!(&out[16..], &f[12..12 + out.len() - 16]);
+        }
+    }
+
     #[test]
     fn section_names_and_bounds() {
         let s = LinuxHostsSection {
