@@ -112,7 +112,9 @@ impl FabricConfig {
         if let Some(l) = &self.linux_hosts {
             l.validate()?;
             if self.pint.path_bits > 0 {
-                anyhow::bail!("linux_hosts: PINT stamps the fabric's own packets only; turn [pint] off");
+                anyhow::bail!(
+                    "linux_hosts: PINT stamps the fabric's own packets only; turn [pint] off"
+                );
             }
         }
         self.topology()?;

@@ -263,7 +263,11 @@ impl FabricEngine {
             .collect();
         let n = topo.switches.len();
         let linux = match &cfg.linux_hosts {
-            Some(s) => Some(super::linux_hosts::LinuxHosts::open(s, topo.endpoints.len(), cfg.fabric.mtu_bytes)?),
+            Some(s) => Some(super::linux_hosts::LinuxHosts::open(
+                s,
+                topo.endpoints.len(),
+                cfg.fabric.mtu_bytes,
+            )?),
             None => None,
         };
         let port_counts = topo.switches.iter().map(|s| s.ports.len() as u16).collect();
@@ -749,26 +753,32 @@ impl FabricEngine {
                         lh.mirror_expired += 1;
                         continue;
                     };
-                    super::linux_hosts::mirror_copy(fr, pkt.eth_dst, m.spec.vlan, m.spec.snap_len as usize, &mut self.frame_buf)
+                    super::linux_hosts::mirror_copy(
+                        fr,
+                        pkt.eth_dst,
+                        m.spec.vlan,
+                        m.spec.snap_len as usize,
+                        &mut self.frame_buf,
+                    )
                 } else {
-                let f = &self.flows[pkt.flow as usize];
-                let fields = FrameFields {
-                    vlan: m.spec.vlan,
-                    eth_src: host_mac(f.spec.src),
-                    eth_dst: pkt.eth_dst,
-                    ip_src: host_ip(f.spec.src),
-                    ip_dst: host_ip(f.spec.dst),
-                    sport: f.spec.sport,
-                    dport: f.spec.dport,
-                    seq: f
-                        .isn
-                        .wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32)),
-                    ack: f.peer_isn.wrapping_add(1),
-                    payload: pkt.payload,
-                    ip_id: pkt.ip_id,
-                    ttl: INITIAL_TTL.saturating_sub(pkt.hops),
-                };
-                build_frame(&fields, m.spec.snap_len as usize, &mut self.frame_buf)
+                    let f = &self.flows[pkt.flow as usize];
+                    let fields = FrameFields {
+                        vlan: m.spec.vlan,
+                        eth_src: host_mac(f.spec.src),
+                        eth_dst: pkt.eth_dst,
+                        ip_src: host_ip(f.spec.src),
+                        ip_dst: host_ip(f.spec.dst),
+                        sport: f.spec.sport,
+                        dport: f.spec.dport,
+                        seq: f
+                            .isn
+                            .wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32)),
+                        ack: f.peer_isn.wrapping_add(1),
+                        payload: pkt.payload,
+                        ip_id: pkt.ip_id,
+                        ttl: INITIAL_TTL.saturating_sub(pkt.hops),
+                    };
+                    build_frame(&fields, m.spec.snap_len as usize, &mut self.frame_buf)
                 };
                 let ts = if self.realtime {
                     SystemTime::now()

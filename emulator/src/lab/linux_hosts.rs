@@ -72,7 +72,9 @@ impl LinuxHostsSection {
         let p = &self.prefix;
         if p.is_empty()
             || p.len() > 8
-            || !p.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+            || !p
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         {
             anyhow::bail!("linux_hosts.prefix must be 1-8 characters of a-z and 0-9, got {p:?}");
         }
@@ -145,7 +147,13 @@ pub fn classify(frame: &[u8], max_frame: usize) -> Result<Classified, Refused> {
 /// The mirror copy of a real frame: its own bytes with the destination MAC the
 /// switch sent it with and an 802.1Q tag (PCP 0, VID `vlan`) after the MACs, cut
 /// to `snap_len`. Returns the copy's full length (frame + tag).
-pub fn mirror_copy(frame: &[u8], eth_dst: Mac, vlan: u16, snap_len: usize, out: &mut Vec<u8>) -> usize {
+pub fn mirror_copy(
+    frame: &[u8],
+    eth_dst: Mac,
+    vlan: u16,
+    snap_len: usize,
+    out: &mut Vec<u8>,
+) -> usize {
     out.clear();
     out.extend_from_slice(&eth_dst.0.to_be_bytes()[2..]);
     out.extend_from_slice(&frame[6..12]);
@@ -217,7 +225,10 @@ pub struct LinuxHosts {
 
 /// CPU time of the calling thread.
 fn thread_cpu() -> Duration {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes the timespec we own.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
@@ -239,7 +250,10 @@ impl LinuxHosts {
             let (ns, veth) = (cfg.namespace(i), cfg.veth(i));
             let at = |m: String| anyhow::anyhow!("linux host {i} ({ns}, {veth}): {m}");
             if !crate::realhost::lifecycle::namespace_exists(&ns) {
-                return Err(at("no such network namespace (emulator/realhosts/lab-hosts.sh up creates it)".into()));
+                return Err(at(
+                    "no such network namespace (emulator/realhosts/lab-hosts.sh up creates it)"
+                        .into(),
+                ));
             }
             let sys = Path::new("/sys/class/net").join(&veth);
             let if_mtu: u32 = std::fs::read_to_string(sys.join("mtu"))
@@ -251,8 +265,13 @@ impl LinuxHosts {
                 return Err(at(format!("MTU {if_mtu} is above fabric.mtu_bytes {mtu}")));
             }
             let lock = crate::realhost::lock_veth(&veth).map_err(at)?;
-            let rx = CaptureRing::open(Capture::new(cfg.capture, Default::default()), &veth, max_frame, RING_FRAMES)
-                .map_err(at)?;
+            let rx = CaptureRing::open(
+                Capture::new(cfg.capture, Default::default()),
+                &veth,
+                max_frame,
+                RING_FRAMES,
+            )
+            .map_err(at)?;
             let tx = FrameSink::interface(&veth).map_err(at)?;
             ports.push(HostPort {
                 rx,
@@ -286,10 +305,20 @@ impl LinuxHosts {
     /// Sends what was delivered last slot, then takes in every host's frames that had
     /// arrived by the end of slot `t` (`slot_ns` long), onto the hosts' NIC queues.
     pub fn exchange(&mut self, t: u64, slot_ns: f64) {
-        let epoch = *self.epoch_ns.get_or_insert_with(|| unix_ns() - t as f64 * slot_ns);
-        self.cpu_start.get_or_insert_with(|| (std::time::Instant::now(), thread_cpu()));
+        let epoch = *self
+            .epoch_ns
+            .get_or_insert_with(|| unix_ns() - t as f64 * slot_ns);
+        self.cpu_start
+            .get_or_insert_with(|| (std::time::Instant::now(), thread_cpu()));
         let not_after = (epoch + (t + 1) as f64 * slot_ns) as u64;
-        let LinuxHosts { ports, by_ip, store, max_frame, nic_cap, .. } = self;
+        let LinuxHosts {
+            ports,
+            by_ip,
+            store,
+            max_frame,
+            nic_cap,
+            ..
+        } = self;
         for p in ports.iter_mut() {
             if p.queued {
                 p.queued = false;
@@ -321,7 +350,12 @@ impl LinuxHosts {
                     return c.nic_drops += 1;
                 }
                 let frame = store.put(f.data);
-                nic.push_back(Intaken { frame, len: f.data.len() as u16, dst_host, c: cl });
+                nic.push_back(Intaken {
+                    frame,
+                    len: f.data.len() as u16,
+                    dst_host,
+                    c: cl,
+                });
                 c.frames_in += 1;
             });
         }
@@ -341,7 +375,15 @@ impl LinuxHosts {
         p.c.frames_out += 1;
     }
 
-    pub fn start_flow(&mut self, id: u64, src: usize, dst: usize, bytes: u64, sport: u16, dport: u16) -> Result<(), String> {
+    pub fn start_flow(
+        &mut self,
+        id: u64,
+        src: usize,
+        dst: usize,
+        bytes: u64,
+        sport: u16,
+        dport: u16,
+    ) -> Result<(), String> {
         self.agents.send(id, src, dst, bytes, sport, dport)
     }
 
@@ -356,7 +398,8 @@ impl LinuxHosts {
         let lag = self.lag.summary();
         // Called on the engine thread (status requests and the drop at shutdown run there).
         let cpu_share = self.cpu_start.map_or(0.0, |(wall, cpu)| {
-            (thread_cpu().saturating_sub(cpu)).as_secs_f64() / wall.elapsed().as_secs_f64().max(1e-9)
+            (thread_cpu().saturating_sub(cpu)).as_secs_f64()
+                / wall.elapsed().as_secs_f64().max(1e-9)
         });
         let hosts: Vec<&HostCounters> = self.ports.iter().map(|p| &p.c).collect();
         json!({"cpuShare": cpu_share, "lagMaxUs": lag.max_lag_us, "lagP50Us": lag.p50_lag_us, "lagP99Us": lag.p99_lag_us, "lagP999Us": lag.p999_lag_us,
@@ -399,7 +442,11 @@ impl AgentTable {
     /// One line of an agent's output: `done ID START FINISH BYTES RETRANS RTOS` or `fail ID REASON`.
     fn on_line(&mut self, line: &str) {
         let w: Vec<&str> = line.split_whitespace().collect();
-        let Some(f) = w.get(1).and_then(|id| id.parse::<u64>().ok()).and_then(|id| self.flows.get_mut(&id)) else {
+        let Some(f) = w
+            .get(1)
+            .and_then(|id| id.parse::<u64>().ok())
+            .and_then(|id| self.flows.get_mut(&id))
+        else {
             self.stray += 1;
             return;
         };
@@ -432,7 +479,11 @@ struct Agents {
 impl Agents {
     fn start(agent: &Path, namespaces: &[String]) -> anyhow::Result<Agents> {
         let table = Arc::new(Mutex::new(AgentTable::default()));
-        let mut a = Agents { children: Vec::new(), inputs: Vec::new(), table };
+        let mut a = Agents {
+            children: Vec::new(),
+            inputs: Vec::new(),
+            table,
+        };
         let (ready_tx, ready_rx) = mpsc::channel::<(usize, String)>();
         for (i, ns) in namespaces.iter().enumerate() {
             let mut child = Command::new("ip")
@@ -447,29 +498,47 @@ impl Agents {
             let out = child.stdout.take().expect("piped");
             a.children.push(child);
             let (table, ready) = (a.table.clone(), ready_tx.clone());
-            std::thread::Builder::new().name(format!("agent-{i}")).spawn(move || {
-                let mut lines = BufReader::new(out).lines();
-                let first = lines.next().and_then(|l| l.ok()).unwrap_or_default();
-                let _ = ready.send((i, first));
-                for line in lines.map_while(Result::ok) {
-                    if let Ok(mut t) = table.lock() {
-                        t.on_line(&line);
+            std::thread::Builder::new()
+                .name(format!("agent-{i}"))
+                .spawn(move || {
+                    let mut lines = BufReader::new(out).lines();
+                    let first = lines.next().and_then(|l| l.ok()).unwrap_or_default();
+                    let _ = ready.send((i, first));
+                    for line in lines.map_while(Result::ok) {
+                        if let Ok(mut t) = table.lock() {
+                            t.on_line(&line);
+                        }
                     }
-                }
-            })?;
+                })?;
         }
         for _ in namespaces {
             match ready_rx.recv_timeout(AGENT_START) {
                 Ok((_, l)) if l == "ready" => {}
-                Ok((i, l)) => anyhow::bail!("host agent in {} did not start (said {l:?})", namespaces[i]),
-                Err(_) => anyhow::bail!("host agents did not start within {} s", AGENT_START.as_secs()),
+                Ok((i, l)) => {
+                    anyhow::bail!("host agent in {} did not start (said {l:?})", namespaces[i])
+                }
+                Err(_) => anyhow::bail!(
+                    "host agents did not start within {} s",
+                    AGENT_START.as_secs()
+                ),
             }
         }
         Ok(a)
     }
 
-    fn send(&mut self, id: u64, src: usize, dst: usize, bytes: u64, sport: u16, dport: u16) -> Result<(), String> {
-        let mut t = self.table.lock().map_err(|_| "agent table poisoned".to_string())?;
+    fn send(
+        &mut self,
+        id: u64,
+        src: usize,
+        dst: usize,
+        bytes: u64,
+        sport: u16,
+        dport: u16,
+    ) -> Result<(), String> {
+        let mut t = self
+            .table
+            .lock()
+            .map_err(|_| "agent table poisoned".to_string())?;
         if t.flows.contains_key(&id) {
             return Err(format!("flow {id} already started"));
         }
@@ -482,12 +551,23 @@ impl Agents {
             .and_then(|_| self.inputs[src].flush())
             .map_err(|e| format!("host agent {src}: {e}"))?;
         t.order.push(id);
-        t.flows.insert(id, AgentFlow { src, dst, bytes, ..Default::default() });
+        t.flows.insert(
+            id,
+            AgentFlow {
+                src,
+                dst,
+                bytes,
+                ..Default::default()
+            },
+        );
         Ok(())
     }
 
     fn failures(&self) -> usize {
-        self.table.lock().map(|t| t.flows.values().filter(|f| f.failure.is_some()).count()).unwrap_or(0)
+        self.table
+            .lock()
+            .map(|t| t.flows.values().filter(|f| f.failure.is_some()).count())
+            .unwrap_or(0)
     }
 
     fn flows_json(&self) -> Value {
@@ -522,7 +602,9 @@ impl Drop for Agents {
             loop {
                 match c.try_wait() {
                     Ok(Some(_)) => break,
-                    Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                    Ok(None) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(20))
+                    }
                     _ => {
                         let _ = c.kill();
                         let _ = c.wait();
@@ -599,7 +681,10 @@ mod tests {
         assert_eq!(&out[12..16], &[0x81, 0x00, 0, 101]);
         assert_eq!(&out[16..], &f[12..12 + 112]);
         // The TCP sequence number is the host's own.
-        assert_eq!(&out[18 + 20 + 4..18 + 20 + 8], &0xdead_beefu32.to_be_bytes());
+        assert_eq!(
+            &out[18 + 20 + 4..18 + 20 + 8],
+            &0xdead_beefu32.to_be_bytes()
+        );
         // A snap longer than the frame keeps all of it.
         assert_eq!(mirror_copy(&f, Mac(1), 1, 4000, &mut out), f.len() + 4);
         assert_eq!(out.len(), f.len() + 4);
@@ -610,7 +695,15 @@ mod tests {
         let mut t = AgentTable::default();
         for id in [1, 2, 3] {
             t.order.push(id);
-            t.flows.insert(id, AgentFlow { src: 0, dst: 1, bytes: 1000, ..Default::default() });
+            t.flows.insert(
+                id,
+                AgentFlow {
+                    src: 0,
+                    dst: 1,
+                    bytes: 1000,
+                    ..Default::default()
+                },
+            );
         }
         t.on_line("done 1 100 900 1000 3 0");
         t.on_line("fail 2 [Errno 111] Connection refused");
@@ -618,8 +711,14 @@ mod tests {
         t.on_line("done 77 1 2 3 4 5");
         t.on_line("fail -1 bad command: x");
         let f1 = &t.flows[&1];
-        assert_eq!((f1.start_us, f1.finish_us, f1.retransmits), (Some(100), Some(900), 3));
-        assert_eq!(t.flows[&2].failure.as_deref(), Some("[Errno 111] Connection refused"));
+        assert_eq!(
+            (f1.start_us, f1.finish_us, f1.retransmits),
+            (Some(100), Some(900), 3)
+        );
+        assert_eq!(
+            t.flows[&2].failure.as_deref(),
+            Some("[Errno 111] Connection refused")
+        );
         // Finish before start is not a completion.
         assert!(t.flows[&3].finish_us.is_none() && t.flows[&3].failure.is_some());
         assert_eq!(t.stray, 2);
@@ -657,11 +756,25 @@ mod tests {
             nic_buffer_pkts: 100,
             capture: CaptureKind::Afpacket,
         };
-        assert_eq!((s.namespace(3), s.veth(15)), ("ab1h3".to_string(), "ab1e15".to_string()));
-        assert!(s.validate().unwrap_err().to_string().contains("is not a file"));
-        let bad = LinuxHostsSection { prefix: "Bad-".into(), ..s.clone() };
+        assert_eq!(
+            (s.namespace(3), s.veth(15)),
+            ("ab1h3".to_string(), "ab1e15".to_string())
+        );
+        assert!(
+            s.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("is not a file")
+        );
+        let bad = LinuxHostsSection {
+            prefix: "Bad-".into(),
+            ..s.clone()
+        };
         assert!(bad.validate().unwrap_err().to_string().contains("prefix"));
-        let long = LinuxHostsSection { prefix: "abcdefghi".into(), ..s };
+        let long = LinuxHostsSection {
+            prefix: "abcdefghi".into(),
+            ..s
+        };
         assert!(long.validate().is_err());
     }
 }

@@ -48,7 +48,14 @@ impl FabricEngine {
 
     /// The engine flow of a real 5-tuple (made on its first frame): what rule lookup
     /// and mirror accounting key on.
-    fn real_flow(&mut self, lh: &mut LinuxHosts, src: usize, dst: usize, sport: u16, dport: u16) -> Option<u32> {
+    fn real_flow(
+        &mut self,
+        lh: &mut LinuxHosts,
+        src: usize,
+        dst: usize,
+        sport: u16,
+        dport: u16,
+    ) -> Option<u32> {
         let key = (src, dst, sport, dport);
         if let Some(&i) = lh.flow_index.get(&key) {
             return Some(i);
@@ -98,7 +105,9 @@ impl FabricEngine {
         let hosts = self.hosts.len();
         for (i, f) in specs.iter().enumerate() {
             if f.src >= hosts || f.dst >= hosts || f.src == f.dst {
-                return Err(ApiError::bad(format!("flow {i}: src and dst must be two different hosts")));
+                return Err(ApiError::bad(format!(
+                    "flow {i}: src and dst must be two different hosts"
+                )));
             }
             if f.bytes == 0 || f.bytes > 1 << 40 {
                 return Err(ApiError::bad(format!("flow {i}: bytes out of range")));
@@ -109,7 +118,9 @@ impl FabricEngine {
                 )));
             }
             if f.sport == 0 || f.dport != 5001 {
-                return Err(ApiError::bad(format!("flow {i}: the hosts' agents listen on port 5001 only")));
+                return Err(ApiError::bad(format!(
+                    "flow {i}: the hosts' agents listen on port 5001 only"
+                )));
             }
         }
         let lh = self.linux.as_mut().expect("real-host fabric");
