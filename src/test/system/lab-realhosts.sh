@@ -15,6 +15,9 @@ cd "$(dirname "$0")/../../.."
 for t in ip ethtool tc python3; do
     command -v "$t" >/dev/null || { echo "FAIL lab-realhosts: $t is required (scripts/deps.sh)"; exit 1; }
 done
+# The lab's mirror veth and ports of its own, so a lab run of another checkout is not disturbed
+# (scripts/lab.sh's LAB_IF and LAB_PORTS).
+export LAB_IF="r$(printf %04x $((RANDOM % 65536)))" LAB_PORTS=$((1 + RANDOM % 900))
 out=$(mktemp -d /tmp/planck-lab-realhosts.XXXXXX)
 log="$out.log"
 trap 'rm -rf "$out" "$log"' EXIT
