@@ -17,6 +17,8 @@
 #                             # plk-int0 <-> plk-int1 to the collector's INT socket; `both`: mirrors or INT;
 #                             # `mirror` (default): mirror samples only (docs/lab.md "INT as the loop's telemetry")
 #   scripts/lab.sh --fabric ovs [...]  # on real OVS bridges instead (src/test/system/ovs/experiment.sh)
+#   scripts/lab.sh --endpoints linux [...]  # real Linux TCP hosts over the emulated fat tree, beside
+#                             # the emulated endpoints (scripts/lab-linux-hosts.sh)
 # Any other arguments go to `planck-lab experiment` (see `--help` there). LAB_JAVA_OPTS adds JVM
 # options to the lab controller (e.g. a flight recording: -XX:StartFlightRecording=filename=lab.jfr).
 set -euo pipefail
@@ -32,6 +34,19 @@ case "$fabric" in
     ovs) exec src/test/system/ovs/experiment.sh "$@" ;;
     emu) ;;
     *) echo "lab: --fabric must be emu or ovs" >&2; exit 2 ;;
+esac
+
+# --endpoints linux: real Linux TCP hosts over the emulated fat tree, then the same experiment
+# with the fabric's own endpoints, side by side in one report (docs/realhosts.md).
+case "${1:-}" in
+    --endpoints) endpoints=${2:-}; shift; if [ $# -gt 0 ]; then shift; fi ;;
+    --endpoints=*) endpoints=${1#--endpoints=}; shift ;;
+    *) endpoints=emulated ;;
+esac
+case "$endpoints" in
+    linux) exec scripts/lab-linux-hosts.sh "$@" ;;
+    emulated) ;;
+    *) echo "lab: --endpoints must be emulated or linux" >&2; exit 2 ;;
 esac
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -21,6 +21,9 @@ pub struct FabricConfig {
     /// INT source/transit/sink switches and their telemetry reports (off unless switches are named).
     #[serde(default)]
     pub int: super::int::IntSection,
+    /// Real Linux hosts as the endpoints (docs/realhosts.md#the-lab-with-real-hosts).
+    #[serde(default)]
+    pub linux_hosts: Option<super::linux_hosts::LinuxHostsSection>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -110,6 +113,19 @@ impl FabricConfig {
         }
         self.pint.validate()?;
         self.int.validate()?;
+        if let Some(l) = &self.linux_hosts {
+            l.validate()?;
+            if self.pint.path_bits > 0 {
+                anyhow::bail!(
+                    "linux_hosts: PINT stamps the fabric's own packets only; turn [pint] off"
+                );
+            }
+            if self.int.enabled() {
+                anyhow::bail!(
+                    "linux_hosts: INT is carried by the fabric's own packets only; turn [int] off"
+                );
+            }
+        }
         self.topology()?;
         Ok(())
     }

@@ -30,6 +30,8 @@ use crate::endpoint::transport::{Ack, AckOutcome, FlowSender};
 use crate::fabric::topology::{Peer, Topology};
 use crate::packet::Slot;
 
+mod linux;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
     pub code: u16,
@@ -222,6 +224,8 @@ pub struct FabricEngine {
     mirror_frames: u64,
     mirror_drops: u64,
     sink_errors: u64,
+    /// Real Linux hosts as the endpoints (`[linux_hosts]`), or None.
+    linux: Option<super::linux_hosts::LinuxHosts>,
 }
 
 impl FabricEngine {
@@ -262,6 +266,14 @@ impl FabricEngine {
             })
             .collect();
         let n = topo.switches.len();
+        let linux = match &cfg.linux_hosts {
+            Some(s) => Some(super::linux_hosts::LinuxHosts::open(
+                s,
+                topo.endpoints.len(),
+                cfg.fabric.mtu_bytes,
+            )?),
+            None => None,
+        };
         let port_counts = topo.switches.iter().map(|s| s.ports.len() as u16).collect();
         let epoch_us = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -304,6 +316,7 @@ impl FabricEngine {
             mirror_frames: 0,
             mirror_drops: 0,
             sink_errors: 0,
+            linux,
             topo,
         })
     }
@@ -368,9 +381,13 @@ impl FabricEngine {
                 Ok(json!({"version": 1, "applied": applied, "appliedUs": self.time_us(self.now)}))
             }
             Command::Mirrors { sink, mirrors } => self.set_mirrors(sink, mirrors),
+            Command::StartFlows(specs) if self.linux.is_some() => self.linux_start_flows(specs),
             Command::StartFlows(specs) => self.start_flows(specs),
-            Command::Flows => Ok(self.flows_json()),
-            Command::Status => Ok(self.status_json()),
+            Command::Flows => Ok(match &self.linux {
+                Some(l) => l.flows_json(),
+                None => self.flows_json(),
+            }),
+            Command::Status => Ok(self.status_with_linux()),
             Command::Shutdown => Ok(Value::Null),
         }
     }
@@ -525,6 +542,7 @@ impl FabricEngine {
                 }
             }
         }
+        self.linux_slot(t);
         self.hosts_send(t);
         self.switches_transmit(t);
         self.drain_mirrors(t);
@@ -580,6 +598,9 @@ impl FabricEngine {
     }
 
     fn receive(&mut self, h: usize, pkt: Pkt, t: Slot) {
+        if self.linux.is_some() {
+            return self.linux_receive(h, pkt);
+        }
         let f = &mut self.flows[pkt.flow as usize];
         if f.spec.dst != h || pkt.eth_dst != host_mac(h) {
             self.misdelivered += 1;
@@ -740,24 +761,39 @@ impl FabricEngine {
                 m.credit -= b as f64;
                 m.queued_bytes -= b;
                 m.queue.pop_front();
-                let f = &self.flows[pkt.flow as usize];
-                let fields = FrameFields {
-                    vlan: m.spec.vlan,
-                    eth_src: host_mac(f.spec.src),
-                    eth_dst: pkt.eth_dst,
-                    ip_src: host_ip(f.spec.src),
-                    ip_dst: host_ip(f.spec.dst),
-                    sport: f.spec.sport,
-                    dport: f.spec.dport,
-                    seq: f
-                        .isn
-                        .wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32)),
-                    ack: f.peer_isn.wrapping_add(1),
-                    payload: pkt.payload,
-                    ip_id: pkt.ip_id,
-                    ttl: INITIAL_TTL.saturating_sub(pkt.hops),
+                let full = if let Some(lh) = self.linux.as_mut() {
+                    // A real packet's copy is its own frame's headers.
+                    let Some(fr) = lh.store.get(pkt.seq) else {
+                        lh.mirror_expired += 1;
+                        continue;
+                    };
+                    super::linux_hosts::mirror_copy(
+                        fr,
+                        pkt.eth_dst,
+                        m.spec.vlan,
+                        m.spec.snap_len as usize,
+                        &mut self.frame_buf,
+                    )
+                } else {
+                    let f = &self.flows[pkt.flow as usize];
+                    let fields = FrameFields {
+                        vlan: m.spec.vlan,
+                        eth_src: host_mac(f.spec.src),
+                        eth_dst: pkt.eth_dst,
+                        ip_src: host_ip(f.spec.src),
+                        ip_dst: host_ip(f.spec.dst),
+                        sport: f.spec.sport,
+                        dport: f.spec.dport,
+                        seq: f
+                            .isn
+                            .wrapping_add(pkt.seq.wrapping_mul(self.payload_full as u32)),
+                        ack: f.peer_isn.wrapping_add(1),
+                        payload: pkt.payload,
+                        ip_id: pkt.ip_id,
+                        ttl: INITIAL_TTL.saturating_sub(pkt.hops),
+                    };
+                    build_frame(&fields, m.spec.snap_len as usize, &mut self.frame_buf)
                 };
-                let full = build_frame(&fields, m.spec.snap_len as usize, &mut self.frame_buf);
                 let ts = if self.realtime {
                     SystemTime::now()
                         .duration_since(UNIX_EPOCH)

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod frames;
 pub mod int;
 pub mod int_report;
+pub mod linux_hosts;
 pub mod pint;
 pub mod rules;
 

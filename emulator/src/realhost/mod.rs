@@ -105,10 +105,10 @@ pub struct HostCounters {
     pub out_bytes_per_bin: Vec<[u64; CLASSES]>,
 }
 
-struct VethLock(#[allow(dead_code)] File);
+pub(crate) struct VethLock(#[allow(dead_code)] File);
 
 /// An exclusive lock per veth, so two emulators never read one host.
-fn lock_veth(veth: &str) -> Result<VethLock, String> {
+pub(crate) fn lock_veth(veth: &str) -> Result<VethLock, String> {
     let dir = PathBuf::from("/run/lock");
     let dir = if dir.is_dir() {
         dir

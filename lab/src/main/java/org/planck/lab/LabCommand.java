@@ -247,6 +247,20 @@ public final class LabCommand implements Callable<Integer> {
             }
         }
 
+        @Option(names = "--linux-hosts",
+                description = "TOML file with a [linux_hosts] section: real Linux hosts in network namespaces "
+                        + "(emulator/realhosts/lab-hosts.sh) are the fabric's endpoints and their TCP flows the "
+                        + "workload (scripts/lab.sh --endpoints linux)")
+        Path linuxHosts;
+
+        @Option(names = "--link-mbps",
+                description = "link rate in Mb/s, fixed (overrides --link-gbps): a rate the machine carries in real "
+                        + "time with real hosts")
+        Long linkMbps;
+
+        @Option(names = "--flow-bytes", description = "flow size in bytes (overrides --flow-mib)")
+        Long flowBytesOption;
+
         private CollectorClient collectorClient() {
             return collectorUser == null ? new CollectorClient(collectorControl)
                     : new CollectorClient(collectorControl, collectorUser, collectorPassword);
@@ -299,6 +313,26 @@ public final class LabCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "--collector-user and --collector-password go together");
             }
+            if (linkMbps != null && (linkMbps < 1 || linkMbps > 100_000)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--link-mbps must be in 1..100000");
+            }
+            if (flowBytesOption != null && flowBytesOption <= 0) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--flow-bytes must be positive");
+            }
+            String hostsToml = null;
+            if (linuxHosts != null) {
+                if (!Files.isReadable(linuxHosts)) {
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--linux-hosts " + linuxHosts + " is not readable");
+                }
+                hostsToml = Files.readString(linuxHosts);
+                if (!hostsToml.contains("[linux_hosts]")) {
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                            "--linux-hosts " + linuxHosts + " has no [linux_hosts] section");
+                }
+            }
+            long flowBytes = flowBytesOption != null ? flowBytesOption : mib << 20;
+            String flowLabel = flowBytesOption != null ? flowBytes + " bytes" : mib + " MiB";
             if (!List.of("auto", "1", "10").contains(linkGbps)) {
                 System.err.println("planck-lab: --link-gbps must be auto, 1 or 10");
                 return 2;
@@ -310,7 +344,7 @@ public final class LabCommand implements Callable<Integer> {
             Path dir = out != null ? out : Paths.get("results", "lab-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, flowReportMs, elephantPct);
-            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(mib << 20).seed(seed).repeats(repeats).te(te)
+            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(flowBytes).seed(seed).repeats(repeats).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
             org.planck.lab.experiment.PintConformanceLog pintLog = pintBits > 0
@@ -344,13 +378,18 @@ public final class LabCommand implements Callable<Integer> {
                     System.out.println("planck-lab: live fabric view at " + liveView.url());
                     options.liveView(liveView);
                 }
-                ExperimentRunner runner = new ExperimentRunner(
-                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice, fabricCpus), endpoint,
-                        collectorClient(), options, progress);
+                ProcessFabricLauncher launcher =
+                        new ProcessFabricLauncher(emuBin, dir.resolve("fabric"), fabricNice, fabricCpus);
+                if (hostsToml != null) {
+                    launcher.appendToConfig(hostsToml);
+                }
+                ExperimentRunner runner = new ExperimentRunner(launcher, endpoint, collectorClient(), options, progress);
                 bar.stage("warming up the controller");
                 org.planck.lab.control.JitWarmUp.run(2000);
                 LinkRateDecision rate;
-                if ("auto".equals(linkGbps)) {
+                if (linkMbps != null) {
+                    rate = LinkRateDecision.fixed(linkMbps * 1_000_000L);
+                } else if ("auto".equals(linkGbps)) {
                     bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8));
                     rate = runner.decideLinkRate(16L << 20);
                 } else {
@@ -360,9 +399,10 @@ public final class LabCommand implements Callable<Integer> {
                 String seeds = repeats == 1 ? "seed " + seed
                         : String.format("seeds %d-%d (%d runs of each workload and mode, flows pooled)", seed,
                                         seed + repeats - 1, repeats);
-                String settings = String.format("Flows: %d MiB; %s; threshold %.0f%%, hysteresis %.0f%%, "
+                String settings = (hostsToml != null ? "Endpoints: **real Linux hosts** (network namespaces on veths, Linux TCP cubic, one connection per flow; times from the hosts' agents); " : "")
+                        + String.format("Flows: %s; %s; threshold %.0f%%, hysteresis %.0f%%, "
                         + "damping %d ms, poll %d ms, flow reports every %s ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
-                        mib, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs,
+                        flowLabel, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs,
                         new java.text.DecimalFormat("0.##").format(flowReportMs), elephantPct, mirrorRateFraction * 100,
                         (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice : "")

@@ -65,4 +65,26 @@ public class LabCommandTest {
             assertTrue(r[1], r[1].contains(reasons[i]));
         }
     }
+
+    @Test
+    public void realHostOptionsAreCheckedBeforeAnythingStarts() throws Exception {
+        String[] r = run("experiment", "--link-mbps", "0", "--emu-bin", "/nonexistent");
+        assertEquals("2", r[0]);
+        assertTrue(r[1], r[1].contains("--link-mbps must be in 1..100000"));
+        r = run("experiment", "--flow-bytes", "0", "--emu-bin", "/nonexistent");
+        assertEquals("2", r[0]);
+        assertTrue(r[1], r[1].contains("--flow-bytes must be positive"));
+        r = run("experiment", "--linux-hosts", "/nonexistent/hosts.toml", "--emu-bin", "/nonexistent");
+        assertEquals("2", r[0]);
+        assertTrue(r[1], r[1].contains("--linux-hosts /nonexistent/hosts.toml is not readable"));
+        java.nio.file.Path noSection = java.nio.file.Files.createTempFile("hosts", ".toml");
+        try {
+            java.nio.file.Files.writeString(noSection, "[fabric]\nspin = true\n");
+            r = run("experiment", "--linux-hosts", noSection.toString(), "--emu-bin", "/nonexistent");
+            assertEquals("2", r[0]);
+            assertTrue(r[1], r[1].contains("has no [linux_hosts] section"));
+        } finally {
+            java.nio.file.Files.delete(noSection);
+        }
+    }
 }

@@ -31,6 +31,7 @@ public final class ProcessFabricLauncher implements FabricLauncher {
     private final int niceness;
     private final String cpus;
     private final AtomicInteger runs = new AtomicInteger();
+    private volatile String configTail = "";
 
     /**
      * A launcher whose fabric runs at normal priority.
@@ -74,12 +75,24 @@ public final class ProcessFabricLauncher implements FabricLauncher {
         this.cpus = cpus;
     }
 
+    /**
+     * TOML sections appended to every fabric config this launcher writes, e.g. the
+     * {@code [linux_hosts]} section that makes real Linux hosts the fabric's endpoints.
+     *
+     * @param toml whole TOML sections
+     * @return this launcher
+     */
+    public ProcessFabricLauncher appendToConfig(String toml) {
+        configTail = "\n" + checkNotNull(toml, "toml");
+        return this;
+    }
+
     @Override
     public RunningFabric start(FabricSpec spec) throws IOException {
         int n = runs.incrementAndGet();
         Files.createDirectories(workDir);
         Path config = workDir.resolve("fabric-" + n + ".toml");
-        Files.writeString(config, spec.toToml());
+        Files.writeString(config, spec.toToml() + configTail);
         Path out = workDir.resolve("fabric-" + n + ".log");
         List<String> command = new ArrayList<>();
         if (cpus != null) {

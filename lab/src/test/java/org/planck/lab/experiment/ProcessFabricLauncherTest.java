@@ -85,6 +85,21 @@ public class ProcessFabricLauncherTest {
     }
 
     @Test
+    public void appendedSectionsGoIntoEveryConfig() throws Exception {
+        Path work = tmp.newFolder("tail").toPath();
+        ProcessFabricLauncher launcher = new ProcessFabricLauncher(fakeEmu(), work)
+                .appendToConfig("[linux_hosts]\nprefix = \"ab12\"\n");
+        for (FabricSpec.Shape shape : FabricSpec.Shape.values()) {
+            launcher.start(new FabricSpec(shape, 50_000_000L, "127.0.0.1:" + freePort())).close();
+        }
+        for (String f : List.of("fabric-1.toml", "fabric-2.toml")) {
+            String cfg = Files.readString(work.resolve(f));
+            assertTrue(cfg, cfg.startsWith("[fabric]\n"));
+            assertTrue(cfg, cfg.endsWith("rt_priority = 0\n\n[linux_hosts]\nprefix = \"ab12\"\n"));
+        }
+    }
+
+    @Test
     public void theFabricRunsAtTheGivenNiceValue() throws Exception {
         Path work = tmp.newFolder("nice").toPath();
         int before = Integer.parseInt(new String(new ProcessBuilder("nice").start().getInputStream().readAllBytes())
