@@ -853,3 +853,20 @@ fn control_api_answers_are_not_held_by_delayed_acks() {
     );
     c.shutdown(f);
 }
+
+#[test]
+fn real_hosts_refuse_telemetry_that_only_the_fabric_s_own_packets_carry() {
+    // Real frames carry neither a PINT digest nor an INT stack from the fabric.
+    let agent = std::env::current_exe().unwrap();
+    let base = format!(
+        "[fabric]\ntopology = \"fat_tree:4\"\nlink_gbps = 0.05\nbuffer_pkts = 100\n[control]\nlisten = \"127.0.0.1:0\"\n[linux_hosts]\nprefix = \"ab1\"\nagent = \"{}\"\n",
+        agent.display()
+    );
+    FabricConfig::parse(&base).expect("real hosts alone are a valid fabric");
+    let with_int = format!("{base}[int]\ndomain = \"edges\"\n[int.report]\npcap = \"/tmp/unused.pcap\"\n");
+    let e = FabricConfig::parse(&with_int).unwrap_err().to_string();
+    assert!(e.contains("INT"), "{e}");
+    let with_pint = format!("{base}[pint]\npath_bits = 8\n");
+    let e = FabricConfig::parse(&with_pint).unwrap_err().to_string();
+    assert!(e.contains("PINT"), "{e}");
+}
