@@ -70,7 +70,8 @@ proc_cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 prog_stats() {  # run_time_ns run_cnt of the XDP program on the collector's interface
   local id
   id=$(ip -n "${P}c" -d link show "${P}c0" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p' | head -1)
-  bpftool prog show id "$id" | sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p'
+  # bpftool leaves both out while run_cnt is 0.
+  bpftool prog show id "$id" | sed -n 's/.*run_time_ns \([0-9]*\) run_cnt \([0-9]*\).*/\1 \2/p' | grep . || echo "0 0"
 }
 
 echo "rate $RATE/s, $SECONDS_ s, $FLOWS flows, $REPEATS repeats; ns per report"
@@ -85,7 +86,7 @@ for r in $(seq 1 "$REPEATS"); do
     # Idle baseline of softirq, same length as the run.
     s0=$(softirq); sleep "$SECONDS_"; s1=$(softirq)
     c0=$(proc_cpu "$pid"); q0=$(softirq)
-    [ "$mode" = xdp ] && read -r rt0 rc0 < <(prog_stats)
+    if [ "$mode" = xdp ]; then read -r rt0 rc0 < <(prog_stats); fi
     out=$(ip netns exec "${P}s" "$SEND" steady 10.78.0.2:54321 "$FLOWS" "$RATE" "$SECONDS_")
     sleep 0.2
     c1=$(proc_cpu "$pid"); q1=$(softirq)

@@ -126,11 +126,36 @@ struct queue_value {
 	__u8 pad[6];
 };
 
+// A per-CPU direct-mapped cache of link and queue map values, each slot tagged with the
+// map generation it was read in (+1, so that a zeroed slot never matches): valid while
+// the generation is unchanged, i.e. while userspace has written none of the maps. In the
+// steady state a report then costs one hash lookup (its flow) instead of one per hop key.
+#define CACHE_SLOTS 64
+
+struct link_slot {
+	__u64 tag;
+	struct link_key key;
+	__u64 interval;
+};
+
+struct queue_slot {
+	__u64 tag;
+	struct queue_key key;
+	struct queue_value value;
+};
+
+struct hop_cache {
+	struct link_slot links[CACHE_SLOTS];
+	struct queue_slot queues[CACHE_SLOTS];
+};
+
 struct record {
 	struct shape shape;
 	struct flow_key key;
 	__u32 len;
-	__u32 filterable;         // shape and key are filled in
+	__u8 filterable;          // shape and key are filled in
+	__u8 why;                 // the counter of the check that sent it up
+	__u16 pad;
 	__u8 data[MAX_PAYLOAD];
 };
 
@@ -176,6 +201,13 @@ struct {
 	__type(key, struct queue_key);
 	__type(value, struct queue_value);
 } queues SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hop_cache);
+} hop_cache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -286,6 +318,41 @@ static __always_inline int parse(const __u8 *pl, const void *end, struct shape *
 	return 0;
 }
 
+// The interval userspace holds for a link, through the cache; -1 when it holds none.
+static __always_inline int link_interval(struct hop_cache *c, __u64 tag, const struct link_key *k, __u64 *out)
+{
+	struct link_slot *s = &c->links[(k->switch_id * 31 + k->port) & (CACHE_SLOTS - 1)];
+	if (s->tag == tag && s->key.switch_id == k->switch_id && s->key.port == k->port) {
+		*out = s->interval;
+		return 0;
+	}
+	struct link_value *l = bpf_map_lookup_elem(&links, k);
+	if (!l)
+		return -1;
+	s->tag = tag;
+	s->key = *k;
+	s->interval = l->interval;
+	*out = l->interval;
+	return 0;
+}
+
+static __always_inline int queue_value(struct hop_cache *c, __u64 tag, const struct queue_key *k, struct queue_value *out)
+{
+	struct queue_slot *s = &c->queues[(k->switch_id * 31 + k->queue) & (CACHE_SLOTS - 1)];
+	if (s->tag == tag && s->key.switch_id == k->switch_id && s->key.queue == k->queue) {
+		*out = s->value;
+		return 0;
+	}
+	struct queue_value *q = bpf_map_lookup_elem(&queues, k);
+	if (!q)
+		return -1;
+	s->tag = tag;
+	s->key = *k;
+	s->value = *q;
+	*out = *q;
+	return 0;
+}
+
 static __always_inline int shape_eq(const struct shape *a, const struct shape *b)
 {
 	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
@@ -295,8 +362,13 @@ static __always_inline int shape_eq(const struct shape *a, const struct shape *b
 // 0 when every hop of the report stays where the flow's entry and the link and queue
 // maps say userspace left it; else the counter of the first difference.
 static __always_inline int same_intervals(const __u8 *pl, const void *end, const struct flow_entry *f,
-					  const struct config *cfg)
+					  const struct config *cfg, __u64 gen)
 {
+	__u32 zero = 0;
+	struct hop_cache *c = bpf_map_lookup_elem(&hop_cache, &zero);
+	if (!c)
+		return C_SHARED;
+	__u64 tag = gen + 1;
 	__u64 latency = 0;
 	__u32 base = f->shape.stack_off;
 #pragma clang loop unroll(disable)
@@ -320,8 +392,8 @@ static __always_inline int same_intervals(const __u8 *pl, const void *end, const
 			    load32(pl, end, base + f->off_utilization, &util))
 				return C_SHAPE;
 			struct link_key lk = { .switch_id = sw, .port = ports & 0xffff };
-			struct link_value *l = bpf_map_lookup_elem(&links, &lk);
-			if (!l || (__u64)util / cfg->width_link != l->interval)
+			__u64 iv;
+			if (link_interval(c, tag, &lk, &iv) || (__u64)util / cfg->width_link != iv)
 				return C_SHARED;
 		}
 		if (f->off_occupancy != NO_FIELD) {
@@ -329,9 +401,9 @@ static __always_inline int same_intervals(const __u8 *pl, const void *end, const
 			if (load32(pl, end, base + f->off_occupancy, &q))
 				return C_SHAPE;
 			struct queue_key qk = { .switch_id = sw, .queue = q >> 24 };
-			struct queue_value *qv = bpf_map_lookup_elem(&queues, &qk);
-			if (!qv || !qv->has_occupancy ||
-			    (__u64)(q & 0xffffff) / cfg->width_occupancy != qv->occupancy_interval)
+			struct queue_value qv;
+			if (queue_value(c, tag, &qk, &qv) || !qv.has_occupancy ||
+			    (__u64)(q & 0xffffff) / cfg->width_occupancy != qv.occupancy_interval)
 				return C_SHARED;
 		}
 		if (f->off_congestion != NO_FIELD) {
@@ -339,9 +411,9 @@ static __always_inline int same_intervals(const __u8 *pl, const void *end, const
 			if (load32(pl, end, base + f->off_congestion, &q))
 				return C_SHAPE;
 			struct queue_key qk = { .switch_id = sw, .queue = q >> 24 };
-			struct queue_value *qv = bpf_map_lookup_elem(&queues, &qk);
-			if (!qv || !qv->has_congestion ||
-			    (__u64)(q & 0xffffff) / cfg->width_congestion != qv->congestion_interval)
+			struct queue_value qv;
+			if (queue_value(c, tag, &qk, &qv) || !qv.has_congestion ||
+			    (__u64)(q & 0xffffff) / cfg->width_congestion != qv.congestion_interval)
 				return C_SHARED;
 		}
 		base += f->hop_bytes;
@@ -405,7 +477,7 @@ int int_xdp(struct xdp_md *ctx)
 		else if (bpf_ktime_get_ns() >= f->filter_until_ns)
 			why = C_DUE;
 		else
-			why = same_intervals(pl, end, f, cfg);
+			why = same_intervals(pl, end, f, cfg, gen);
 		// Userspace wrote its maps while we read them: the reads may mix two states.
 		if (why == 0 && *(volatile __u64 *)&cfg->generation != gen)
 			why = C_BUSY;
@@ -424,6 +496,8 @@ int int_xdp(struct xdp_md *ctx)
 	r->key = k;
 	r->len = plen;
 	r->filterable = filterable;
+	r->why = why;
+	r->pad = 0;
 	__u32 at = (const __u8 *)pl - (const __u8 *)data;
 	if (bpf_xdp_load_bytes(ctx, at, r->data, plen) != 0) {
 		bpf_ringbuf_discard(r, 0);

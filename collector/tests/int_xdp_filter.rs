@@ -209,7 +209,7 @@ fn run(cfg: StateConfig, reps: &[Rep], with_filter: bool) -> Run {
         d.decode_payload(&p, &mut buf).expect("encoder output decodes");
         let r = buf.reports()[0].clone();
         let filterable = r.version != ReportVersion::V2;
-        let head = RecordHead { shape: shape(&r, p.len()), key: r.flow.as_ref().and_then(flow_key).unwrap(), len: p.len(), filterable };
+        let head = RecordHead { shape: shape(&r, p.len()), key: r.flow.as_ref().and_then(flow_key).unwrap(), len: p.len(), filterable, why: 0 };
         if with_filter && filterable && maps.drops(&r, &head.shape, now, &cfg.widths) {
             out.dropped += 1;
             continue;

@@ -3,7 +3,6 @@
 //! report the state applied writes the kernel maps from the state (`xdp_filter`), under
 //! a sequence lock the kernel checks. The kernel's counters go to /metrics.
 
-use std::collections::HashSet;
 use std::os::fd::{AsRawFd, RawFd};
 
 use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
@@ -13,7 +12,7 @@ use crate::decode::int::IntReport;
 
 use super::state::IntState;
 use super::xdp_filter::{
-    COUNTERS, Clocks, KConfig, KFlowEntry, KFlowKey, KLinkKey, KLinkValue, KQueueKey, KQueueValue, RecordHead,
+    C_NO_ENTRY, C_SHARED, COUNTERS, Clocks, KConfig, KFlowEntry, KFlowKey, KLinkKey, KLinkValue, KQueueKey, KQueueValue, RecordHead,
     SharedKey, SharedValue, flow_entry, flow_key, report_keys, shared_value,
 };
 
@@ -32,7 +31,7 @@ pub struct XdpPath {
     flows: HashMap<MapData, KFlowKey, KFlowEntry>,
     links: HashMap<MapData, KLinkKey, KLinkValue>,
     queues: HashMap<MapData, KQueueKey, KQueueValue>,
-    keys: Vec<SharedKey>,
+    written: Shadow,
     /// Map writes that failed (a full LRU map evicts instead; so: unexpected errors).
     pub write_errors: u64,
 }
@@ -78,7 +77,7 @@ impl XdpPath {
             .map_err(|e| err(interface, "program", e))?;
         prog.load().map_err(|e| err(interface, "verifier refused the program", e))?;
         prog.attach(interface, XdpFlags::default()).map_err(|e| err(interface, "attaching", e))?;
-        Ok(XdpPath { _ebpf: ebpf, ring, config, cfg, counters, flows, links, queues, keys: Vec::new(), write_errors: 0 })
+        Ok(XdpPath { _ebpf: ebpf, ring, config, cfg, counters, flows, links, queues, written: Shadow::new(), write_errors: 0 })
     }
 
     pub fn ring_fd(&self) -> RawFd {
@@ -96,7 +95,7 @@ impl XdpPath {
             flows: &mut self.flows,
             links: &mut self.links,
             queues: &mut self.queues,
-            keys: &mut self.keys,
+            written: &mut self.written,
             write_errors: &mut self.write_errors,
         };
         f(&mut w, RecordHead::parse(&item));
@@ -112,7 +111,7 @@ impl XdpPath {
             flows: &mut self.flows,
             links: &mut self.links,
             queues: &mut self.queues,
-            keys: &mut self.keys,
+            written: &mut self.written,
             write_errors: &mut self.write_errors,
         }
     }
@@ -129,6 +128,54 @@ impl XdpPath {
     }
 }
 
+/// What the collector last wrote into a kernel map, per key: `Some(v)` written, `None`
+/// removed; a key not here may be in the kernel or not (so it is written). Writes that
+/// would not change the kernel's maps are skipped, so a report that changed nothing costs
+/// no system call: the ring drains quickly after a burst of new flows.
+pub struct Written<K, V> {
+    map: std::collections::HashMap<K, Option<V>>,
+}
+
+impl<K: std::hash::Hash + Eq + Copy, V: PartialEq + Copy> Written<K, V> {
+    /// Past this many keys it starts over (keys expire from the state, not from here).
+    const CAP: usize = 1 << 18;
+
+    fn new() -> Self {
+        Written { map: std::collections::HashMap::new() }
+    }
+
+    /// True when `v` must be written for `k`.
+    fn differs(&self, k: &K, v: &Option<V>) -> bool {
+        self.map.get(k) != Some(v)
+    }
+
+    fn record(&mut self, k: K, v: Option<V>) {
+        if self.map.len() >= Self::CAP {
+            self.map.clear();
+        }
+        self.map.insert(k, v);
+    }
+
+    fn forget(&mut self, k: &K) {
+        self.map.remove(k);
+    }
+}
+
+fn sync<K: aya::Pod + std::hash::Hash + Eq, V: aya::Pod + PartialEq>(map: &mut HashMap<MapData, K, V>, written: &mut Written<K, V>, k: K, v: Option<V>) -> bool {
+    let ok = match v {
+        Some(v) => map.insert(k, v, 0).is_ok(),
+        None => {
+            // Absent already is as good as removed.
+            let _ = map.remove(&k);
+            true
+        }
+    };
+    if ok {
+        written.record(k, v);
+    }
+    ok
+}
+
 /// Writes the kernel maps after a report was applied.
 pub struct XdpWriter<'a> {
     config: &'a mut Array<MapData, KConfig>,
@@ -136,8 +183,33 @@ pub struct XdpWriter<'a> {
     flows: &'a mut HashMap<MapData, KFlowKey, KFlowEntry>,
     links: &'a mut HashMap<MapData, KLinkKey, KLinkValue>,
     queues: &'a mut HashMap<MapData, KQueueKey, KQueueValue>,
-    keys: &'a mut Vec<SharedKey>,
+    written: &'a mut Shadow,
     write_errors: &'a mut u64,
+}
+
+/// What the collector last wrote into each kernel map, and scratch space.
+pub struct Shadow {
+    flows: Written<KFlowKey, KFlowEntry>,
+    links: Written<KLinkKey, KLinkValue>,
+    queues: Written<KQueueKey, KQueueValue>,
+    keys: Vec<SharedKey>,
+    links_due: Vec<(KLinkKey, Option<KLinkValue>)>,
+    queues_due: Vec<(KQueueKey, Option<KQueueValue>)>,
+    flows_due: Vec<(KFlowKey, Option<KFlowEntry>)>,
+}
+
+impl Shadow {
+    fn new() -> Shadow {
+        Shadow {
+            flows: Written::new(),
+            links: Written::new(),
+            queues: Written::new(),
+            keys: Vec::new(),
+            links_due: Vec::new(),
+            queues_due: Vec::new(),
+            flows_due: Vec::new(),
+        }
+    }
 }
 
 impl XdpWriter<'_> {
@@ -148,51 +220,75 @@ impl XdpWriter<'_> {
         }
     }
 
-    /// After `reports` were applied to `state`: rewrites every per-switch key they
-    /// touched and the flow entries. `head`: the ring record they came in (None: they
-    /// came another way, and their flows' entries are removed).
+    /// After `reports` were applied to `state`: brings every per-switch key they touched
+    /// and their flows' entries in the kernel maps in line with the state. `head`: the
+    /// ring record they came in (None: they came another way, and their flows' entries
+    /// are removed).
     pub fn after_apply(&mut self, state: &IntState, reports: &[IntReport], head: Option<&RecordHead>) {
-        self.keys.clear();
+        let w = &mut *self.written;
+        w.keys.clear();
         for r in reports {
-            report_keys(r, self.keys);
+            report_keys(r, &mut w.keys);
         }
-        let mut seen = HashSet::with_capacity(self.keys.len());
-        self.keys.retain(|k| seen.insert(*k));
+        // The kernel found no entry or a missing key: an LRU map may have evicted what
+        // was written, so write it again.
+        if let Some(h) = head {
+            if h.why == C_SHARED {
+                for k in &w.keys {
+                    match k {
+                        SharedKey::Link(l) => w.links.forget(l),
+                        SharedKey::Queue(q) => w.queues.forget(q),
+                    }
+                }
+            }
+            if h.why == C_NO_ENTRY {
+                w.flows.forget(&h.key);
+            }
+        }
+        w.links_due.clear();
+        w.queues_due.clear();
+        w.flows_due.clear();
+        for k in &w.keys {
+            match (k, shared_value(state, k)) {
+                (SharedKey::Link(l), SharedValue::Link(v)) => {
+                    if w.links.differs(l, &v) && !w.links_due.iter().any(|(x, _)| x == l) {
+                        w.links_due.push((*l, v));
+                    }
+                }
+                (SharedKey::Queue(q), SharedValue::Queue(v)) => {
+                    if w.queues.differs(q, &v) && !w.queues_due.iter().any(|(x, _)| x == q) {
+                        w.queues_due.push((*q, v));
+                    }
+                }
+                _ => unreachable!("shared_value answers in the key's kind"),
+            }
+        }
         let clocks = Clocks::now();
+        for r in reports {
+            let Some(key) = r.flow.as_ref().and_then(flow_key) else { continue };
+            let e = head.and_then(|h| flow_entry(state, h, r, &clocks));
+            if w.flows.differs(&key, &e) {
+                w.flows_due.push((key, e));
+            }
+        }
+        if w.links_due.is_empty() && w.queues_due.is_empty() && w.flows_due.is_empty() {
+            return;
+        }
         let start = self.cfg.generation + 1;
         // Odd while writing: the kernel does not filter on what it reads meanwhile.
         self.generation(start);
-        for k in self.keys.iter() {
-            let ok = match (k, shared_value(state, k)) {
-                (SharedKey::Link(l), SharedValue::Link(Some(v))) => self.links.insert(*l, v, 0).is_ok(),
-                (SharedKey::Queue(q), SharedValue::Queue(Some(v))) => self.queues.insert(*q, v, 0).is_ok(),
-                // Gone from the state (refused or expired): the kernel must not find it.
-                (SharedKey::Link(l), _) => {
-                    let _ = self.links.remove(l);
-                    true
-                }
-                (SharedKey::Queue(q), _) => {
-                    let _ = self.queues.remove(q);
-                    true
-                }
-            };
-            if !ok {
-                *self.write_errors += 1;
-            }
+        let w = &mut *self.written;
+        let mut errors = 0;
+        for (k, v) in w.links_due.drain(..) {
+            errors += !sync(self.links, &mut w.links, k, v) as u64;
         }
-        for r in reports {
-            let Some(key) = r.flow.as_ref().and_then(flow_key) else { continue };
-            match head.and_then(|h| flow_entry(state, h, r, &clocks)) {
-                Some(e) => {
-                    if self.flows.insert(key, e, 0).is_err() {
-                        *self.write_errors += 1;
-                    }
-                }
-                None => {
-                    let _ = self.flows.remove(&key);
-                }
-            }
+        for (k, v) in w.queues_due.drain(..) {
+            errors += !sync(self.queues, &mut w.queues, k, v) as u64;
         }
+        for (k, v) in w.flows_due.drain(..) {
+            errors += !sync(self.flows, &mut w.flows, k, v) as u64;
+        }
+        *self.write_errors += errors;
         self.generation(start + 1);
     }
 }

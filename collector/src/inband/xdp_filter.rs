@@ -44,6 +44,8 @@ pub const COUNTERS: [&str; 13] = [
 ];
 pub const C_FILTERED: usize = 1;
 pub const C_RING: usize = 2;
+pub const C_NO_ENTRY: u8 = 6;
+pub const C_SHARED: u8 = 10;
 pub const NO_FIELD: u8 = 0xff;
 /// Largest UDP payload the kernel copies into the ring buffer.
 pub const MAX_PAYLOAD: usize = 2048;
@@ -162,6 +164,8 @@ pub struct RecordHead {
     pub key: KFlowKey,
     pub len: usize,
     pub filterable: bool,
+    /// Index in [`COUNTERS`] of the check that sent it up.
+    pub why: u8,
 }
 
 pub const RECORD_HEAD: usize = 40;
@@ -176,9 +180,10 @@ impl RecordHead {
         let shape: KShape = unsafe { std::ptr::read_unaligned(b.as_ptr().cast()) };
         let key: KFlowKey = unsafe { std::ptr::read_unaligned(b[16..].as_ptr().cast()) };
         let len = u32::from_ne_bytes(b[32..36].try_into().ok()?) as usize;
-        let filterable = u32::from_ne_bytes(b[36..40].try_into().ok()?) != 0;
+        let filterable = b[36] != 0;
+        let why = b[37];
         let data = b.get(RECORD_HEAD..RECORD_HEAD + len)?;
-        Some((RecordHead { shape, key, len, filterable }, data))
+        Some((RecordHead { shape, key, len, filterable, why }, data))
     }
 }
 
@@ -219,15 +224,21 @@ impl Clocks {
         Clocks { wall_ns: crate::export::event::now_ns(), mono_ns: ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64 }
     }
 
-    /// Kernel time of wall-clock time `t`, `margin` earlier (0 when before boot).
+    /// Kernel time of wall-clock time `t`, `margin` earlier (0 when before boot). The
+    /// offset between the clocks is rounded to the millisecond, so that the same
+    /// deadline converts to the same kernel time from one report to the next (and an
+    /// unchanged entry need not be written again); the margin covers the rounding.
     fn to_mono(&self, t: u64, margin: u64) -> u64 {
-        (t as i128 - self.wall_ns as i128 + self.mono_ns as i128 - margin as i128).max(0) as u64
+        const Q: i128 = 1_000_000;
+        let offset = self.mono_ns as i128 - self.wall_ns as i128;
+        let offset = (offset + Q / 2).div_euclid(Q) * Q;
+        (t as i128 + offset - margin as i128).max(0) as u64
     }
 }
 
-/// A deadline is moved this much earlier: the two clocks are read a little apart, and
-/// a report that comes up early is only an extra pass.
-pub const DEADLINE_MARGIN_NS: u64 = 1_000_000;
+/// A deadline is moved this much earlier: the two clocks are read a little apart and
+/// their offset is rounded, and a report that comes up early is only an extra pass.
+pub const DEADLINE_MARGIN_NS: u64 = 2_000_000;
 
 /// One per-switch key a report touched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -381,12 +392,26 @@ mod tests {
     }
 
     #[test]
+    fn deadlines_convert_stably_and_never_late() {
+        let a = Clocks { wall_ns: 1_700_000_000_000_000_000, mono_ns: 5_000_123_456 };
+        // Read 300 ns apart: the same deadline converts to the same kernel time.
+        let b = Clocks { wall_ns: a.wall_ns + 1000, mono_ns: a.mono_ns + 1300 };
+        let t = a.wall_ns + 1_000_000_000;
+        assert_eq!(a.to_mono(t, DEADLINE_MARGIN_NS), b.to_mono(t, DEADLINE_MARGIN_NS));
+        let exact = t - a.wall_ns + a.mono_ns;
+        let k = a.to_mono(t, DEADLINE_MARGIN_NS);
+        assert!(k < exact && exact - k <= DEADLINE_MARGIN_NS + 500_000, "{k} vs {exact}");
+        assert_eq!(a.to_mono(0, DEADLINE_MARGIN_NS), 0);
+    }
+
+    #[test]
     fn record_head_rejects_short_records() {
         let mut b = vec![0u8; RECORD_HEAD + 10];
         b[32..36].copy_from_slice(&10u32.to_ne_bytes());
         b[36] = 1;
+        b[37] = C_SHARED;
         let (h, data) = RecordHead::parse(&b).unwrap();
-        assert_eq!((h.len, h.filterable, data.len()), (10, true, 10));
+        assert_eq!((h.len, h.filterable, h.why, data.len()), (10, true, C_SHARED, 10));
         b[32..36].copy_from_slice(&11u32.to_ne_bytes());
         assert!(RecordHead::parse(&b).is_none());
         assert!(RecordHead::parse(&b[..RECORD_HEAD - 1]).is_none());
