@@ -74,7 +74,7 @@ pub fn spawn(cfg: &IntSection, metrics: Arc<Metrics>, stop: Arc<AtomicBool>) -> 
     };
     let state = IntState::new(cfg.state());
     let xdp = match &cfg.xdp {
-        Some(x) => Some(XdpPath::attach(&x.interface, &cfg.decoder().ports, &state.config().widths)?),
+        Some(x) => Some(XdpPath::attach(&x.interface, &cfg.decoder().ports, state.config())?),
         None => None,
     };
     let int = std::thread::Builder::new()

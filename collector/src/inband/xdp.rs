@@ -44,12 +44,20 @@ fn err(interface: &str, what: &str, e: impl std::fmt::Display) -> String {
 }
 
 impl XdpPath {
-    /// Loads the program, fills its configuration and attaches it to `interface`.
-    pub fn attach(interface: &str, ports: &[u16], widths: &super::IntervalWidths) -> Result<XdpPath, String> {
+    /// Loads the program with maps as large as the state's tables, fills its
+    /// configuration and attaches it to `interface`.
+    pub fn attach(interface: &str, ports: &[u16], state: &super::StateConfig) -> Result<XdpPath, String> {
         if PROGRAM.is_empty() {
             return Err("int.xdp: this collector was built without clang-14, so without bpf/int_xdp.c".into());
         }
-        let mut ebpf = aya::EbpfLoader::new().load(PROGRAM).map_err(|e| err(interface, "loading the program", e))?;
+        let size = |n: usize| n.clamp(1, 1 << 20) as u32;
+        let widths = &state.widths;
+        let mut ebpf = aya::EbpfLoader::new()
+            .set_max_entries("flows", size(state.max_flows))
+            .set_max_entries("links", size(state.max_ports))
+            .set_max_entries("queues", size(state.max_queues))
+            .load(PROGRAM)
+            .map_err(|e| err(interface, "loading the program", e))?;
         let take = |ebpf: &mut aya::Ebpf, name: &str| ebpf.take_map(name).ok_or_else(|| format!("int.xdp: map {name} missing"));
         let mut config: Array<MapData, KConfig> = Array::try_from(take(&mut ebpf, "config")?).map_err(|e| err(interface, "config map", e))?;
         let cfg = KConfig {
