@@ -5,7 +5,8 @@ set -euo pipefail
 debs=(openvswitch-switch iperf3 iputils-ping ethtool iproute2 tcpdump tshark prometheus curl python3 unzip influxdb python3-scapy)
 # ns-3 reference of the emulator accuracy experiment (emulator/accuracy/)
 debs+=(libns3-dev libgsl-dev g++ pkg-config python3-matplotlib)
-# kernel ECN marker of the real-host FCT reference (emulator/realhosts/ecn_marker.bpf.c)
+# kernel ECN marker of the real-host FCT reference (emulator/realhosts/ecn_marker.bpf.c);
+# the collector's INT XDP fast path (collector/bpf/int_xdp.c, built by collector/build.rs)
 debs+=(clang-14 libbpf-dev bpftool)
 missing=()
 for p in "${debs[@]}"; do

@@ -37,6 +37,15 @@ pub struct IntSection {
     pub controller: Option<ControllerSection>,
     #[serde(default)]
     pub prometheus: PrometheusSection,
+    /// The XDP fast path (`inband::xdp`): filters reports in the kernel.
+    pub xdp: Option<XdpSection>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XdpSection {
+    /// The interface the reports arrive on.
+    pub interface: String,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -204,6 +213,11 @@ impl IntSection {
         if [i.flow_latency_ns, i.hop_latency_ns, i.link_utilization, i.queue_occupancy, i.queue_congestion].contains(&0) {
             return Err("int.intervals: every width must be > 0".into());
         }
+        if let Some(x) = &self.xdp {
+            if x.interface.is_empty() || x.interface.len() > 15 || x.interface.contains(['/', ' ', '\0']) {
+                return Err(format!("int.xdp.interface {:?} is not an interface name", x.interface));
+            }
+        }
         if self.prometheus.max_series == 0 {
             return Err("int.prometheus.max_series must be > 0".into());
         }
@@ -335,6 +349,8 @@ mod tests {
             ("[int]\n[int.influx]\nurl = \"https://x\"\ndatabase = \"int\"\n", "http://"),
             ("[int]\n[int.influx]\nurl = \"http://x\"\ndatabase = \"a b\"\n", "letters"),
             ("[int]\nbogus = 1\n", "unknown field"),
+            ("[int.xdp]\n", "missing field `interface`"),
+            ("[int.xdp]\ninterface = \"\"\n", "int.xdp.interface"),
         ] {
             let e = IntOnlyConfig::parse(bad).unwrap_err();
             assert!(e.contains(why), "{bad:?}: {e}");

@@ -23,6 +23,7 @@ use crate::export::influx::InfluxCounters;
 use crate::export::int_signals::ControllerCounters;
 
 use super::state::{Cause, EventKind, IntState, StateCounters};
+use super::xdp_filter::COUNTERS;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct VersionLabel {
@@ -38,6 +39,11 @@ pub struct ReasonLabel {
 pub struct EventLabel {
     pub measurement: &'static str,
     pub cause: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabel {
+    pub outcome: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -126,6 +132,9 @@ pub struct IntMetrics {
     queue_congestion: Family<QueueLabel, Gauge>,
     switch_hop_latency: Family<SwitchLabel, Gauge<f64, AtomicU64>>,
     series_refused: Counter,
+    xdp_reports: Family<OutcomeLabel, Counter>,
+    xdp_passed: Family<ReasonLabel, Counter>,
+    xdp_write_errors: Counter,
     pub influx: InfluxCounters,
     pub controller: ControllerCounters,
 }
@@ -147,6 +156,9 @@ impl IntMetrics {
             queue_congestion: Family::default(),
             switch_hop_latency: Family::default(),
             series_refused: Counter::default(),
+            xdp_reports: Family::default(),
+            xdp_passed: Family::default(),
+            xdp_write_errors: Counter::default(),
             influx: InfluxCounters::default(),
             controller: ControllerCounters::default(),
         }
@@ -172,6 +184,9 @@ impl IntMetrics {
         r.register("queue_congestion", "Latest queue congestion status (INT v0.5) per switch and queue", self.queue_congestion.clone());
         r.register("switch_hop_latency_seconds", "Largest latest hop latency of any flow at the switch", self.switch_hop_latency.clone());
         r.register("series_refused", "Gauge series not shown because a family reached max_series", self.series_refused.clone());
+        r.register("xdp_reports", "XDP fast path: reports seen on the interface, filtered in the kernel, sent up the ring, lost (ring full), passed to the socket (too big)", self.xdp_reports.clone());
+        r.register("xdp_passed", "XDP fast path: reports sent up, by the first reason the kernel could not filter them", self.xdp_passed.clone());
+        r.register("xdp_map_write_errors", "XDP fast path: failed writes of the kernel maps", self.xdp_write_errors.clone());
         let i = &self.influx;
         r.register("influx_lines", "Lines written to InfluxDB", i.lines_written.clone());
         r.register("influx_batches", "Batches written to InfluxDB", i.batches_written.clone());
@@ -186,6 +201,21 @@ impl IntMetrics {
         r.register("controller_failures", "Failed delivery attempts to the controller (retried)", c.failures.clone());
         r.register("controller_dropped", "INT_PORT events dropped: queue full, refused or abandoned", c.dropped.clone());
         r.register("controller_unmapped", "Port signals of INT switches without a device id mapping", c.unmapped.clone());
+    }
+
+    /// Adds what the kernel counters of the XDP fast path grew by since `last`.
+    pub fn refresh_xdp(&self, now: &[u64; COUNTERS.len()], last: &mut [u64; COUNTERS.len()], write_errors: u64) {
+        for (i, name) in COUNTERS.iter().enumerate() {
+            let d = now[i].saturating_sub(last[i]);
+            if i < 5 {
+                self.xdp_reports.get_or_create(&OutcomeLabel { outcome: name }).inc_by(d);
+            } else {
+                self.xdp_passed.get_or_create(&ReasonLabel { reason: name }).inc_by(d);
+            }
+        }
+        *last = *now;
+        let seen = self.xdp_write_errors.get();
+        self.xdp_write_errors.inc_by(write_errors.saturating_sub(seen));
     }
 
     /// Adds the thread's counts (and the state's counters since `last`) and refreshes

@@ -9,6 +9,8 @@ pub mod pint_live;
 pub mod pint_replay;
 pub mod runtime;
 pub mod state;
+pub mod xdp;
+pub mod xdp_filter;
 mod flow_key;
 mod table;
 

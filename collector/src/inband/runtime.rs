@@ -18,6 +18,7 @@ use crate::metrics::Metrics;
 use super::config::{IntOnlyConfig, IntSection};
 use super::metrics::LocalCounts;
 use super::state::{IntState, StateCounters};
+use super::xdp::XdpPath;
 
 /// Metrics and expiry run this often.
 const REFRESH: Duration = Duration::from_millis(500);
@@ -72,9 +73,13 @@ pub fn spawn(cfg: &IntSection, metrics: Arc<Metrics>, stop: Arc<AtomicBool>) -> 
         None => (None, None),
     };
     let state = IntState::new(cfg.state());
+    let xdp = match &cfg.xdp {
+        Some(x) => Some(XdpPath::attach(&x.interface, &cfg.decoder().ports, state.config())?),
+        None => None,
+    };
     let int = std::thread::Builder::new()
         .name("int".into())
-        .spawn(move || receive(sockets, decoder, state, Sinks { influx: sink, signals }, metrics, stop))
+        .spawn(move || receive(sockets, xdp, decoder, state, Sinks { influx: sink, signals }, metrics, stop))
         .map_err(|e| e.to_string())?;
     Ok(IntHandles { int, influx, controller })
 }
@@ -87,6 +92,7 @@ struct Sinks {
 
 fn receive(
     sockets: Vec<UdpSocket>,
+    mut xdp: Option<XdpPath>,
     decoder: IntDecoder,
     mut state: IntState,
     sinks: Sinks,
@@ -97,6 +103,10 @@ fn receive(
         .iter()
         .map(|s| libc::pollfd { fd: s.as_raw_fd(), events: libc::POLLIN, revents: 0 })
         .collect();
+    if let Some(x) = &xdp {
+        fds.push(libc::pollfd { fd: x.ring_fd(), events: libc::POLLIN, revents: 0 });
+    }
+    let mut xdp_last = [0u64; super::xdp_filter::COUNTERS.len()];
     let mut buf = vec![0u8; 65536];
     let mut reports = ReportBuf::deferring();
     let mut counts = LocalCounts::default();
@@ -121,23 +131,34 @@ fn receive(
                         }
                     };
                     counts.datagrams += 1;
-                    let now = now_ns();
-                    match decoder.decode_payload(&buf[..len], &mut reports) {
-                        Err(e) => counts.rejects.count(e),
-                        Ok(()) => {
-                            for v in reports.versions() {
-                                counts.reports[v as usize] += 1;
-                            }
-                            state.apply_buf(&mut reports, now, &mut |e| {
-                                counts.event(&e.kind, e.cause);
-                                if let Some(s) = &sinks.signals {
-                                    s.send(&e);
-                                }
-                                if let Some(s) = &sinks.influx {
-                                    s.send(e);
-                                }
-                            });
+                    apply(&decoder, &buf[..len], &mut reports, &mut state, &mut counts, &sinks);
+                    if let Some(x) = xdp.as_mut() {
+                        // Not through the ring: the flow's kernel entry goes, its keys are rewritten.
+                        if let Some(rs) = accepted(&mut reports) {
+                            x.writer().after_apply(&state, rs, None);
                         }
+                    }
+                }
+            }
+            // The ring is read whenever poll returns: its fd is level-triggered on data.
+            if let Some(x) = xdp.as_mut() {
+                if let Some(fd) = fds.last_mut() {
+                    fd.revents = 0;
+                }
+                for _ in 0..BURST {
+                    let more = x.next_record(|w, rec| {
+                        let Some((head, payload)) = rec else {
+                            counts.receive_errors += 1;
+                            return;
+                        };
+                        counts.datagrams += 1;
+                        apply(&decoder, payload, &mut reports, &mut state, &mut counts, &sinks);
+                        if let Some(rs) = accepted(&mut reports) {
+                            w.after_apply(&state, rs, Some(&head));
+                        }
+                    });
+                    if !more {
+                        break;
                     }
                 }
             }
@@ -146,11 +167,46 @@ fn receive(
             last_refresh = Instant::now();
             state.expire(now_ns());
             metrics.int.refresh(&mut counts, &mut last, &state);
+            if let Some(x) = &xdp {
+                metrics.int.refresh_xdp(&x.counters(), &mut xdp_last, x.write_errors);
+            }
         }
     }
     metrics.int.refresh(&mut counts, &mut last, &state);
+    if let Some(x) = &xdp {
+        metrics.int.refresh_xdp(&x.counters(), &mut xdp_last, x.write_errors);
+    }
     // Dropping the sinks lets the writers flush and stop.
     drop(sinks);
+}
+
+/// Decodes one UDP payload and applies its reports.
+fn apply(decoder: &IntDecoder, payload: &[u8], reports: &mut ReportBuf, state: &mut IntState, counts: &mut LocalCounts, sinks: &Sinks) {
+    let now = now_ns();
+    match decoder.decode_payload(payload, reports) {
+        Err(e) => counts.rejects.count(e),
+        Ok(()) => {
+            for v in reports.versions() {
+                counts.reports[v as usize] += 1;
+            }
+            state.apply_buf(reports, now, &mut |e| {
+                counts.event(&e.kind, e.cause);
+                if let Some(s) = &sinks.signals {
+                    s.send(&e);
+                }
+                if let Some(s) = &sinks.influx {
+                    s.send(e);
+                }
+            });
+        }
+    }
+}
+
+/// The reports of the payload just applied (hops read), or None when it was rejected.
+fn accepted(reports: &mut ReportBuf) -> Option<&[crate::decode::int::IntReport]> {
+    reports.read_hops();
+    let rs = reports.reports();
+    (!rs.is_empty()).then_some(rs)
 }
 
 /// `planck-collector int`: INT reports only, with /metrics.

@@ -13,6 +13,9 @@
 
 use std::collections::HashMap;
 
+mod filter_view;
+pub use filter_view::{FlowView, LinkView, QueueView};
+
 use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
 use super::table::Table;
 use crate::decode::FiveTuple;

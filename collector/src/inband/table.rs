@@ -43,6 +43,10 @@ impl<K: Copy + Eq + Hash, E> Table<K, E> {
         i
     }
 
+    pub(super) fn get(&self, i: u32) -> &E {
+        &self.entries[i as usize]
+    }
+
     #[inline]
     pub(super) fn at(&mut self, i: u32) -> &mut E {
         &mut self.entries[i as usize]
