@@ -282,8 +282,9 @@ fn controller_away_bounded_queue_counted_drops_then_retry() {
 }
 
 /// A controller stand-in that cannot stall anyone: TCP_NODELAY and every answer in one
-/// write. It sends the arrival time of each request on `arrived`.
-fn one_write_controller(arrived: std::sync::mpsc::Sender<Instant>) -> String {
+/// write. `on_request` sees each request's body (on the connection's own thread) before it is
+/// answered. Returns the endpoint's URL.
+fn one_write_server(on_request: impl Fn(&[u8]) + Clone + Send + 'static) -> String {
     use std::io::{BufRead, BufReader, Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
@@ -291,7 +292,7 @@ fn one_write_controller(arrived: std::sync::mpsc::Sender<Instant>) -> String {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { return };
             stream.set_nodelay(true).unwrap();
-            let arrived = arrived.clone();
+            let on_request = on_request.clone();
             std::thread::spawn(move || {
                 let mut out = stream.try_clone().unwrap();
                 let mut r = BufReader::new(stream);
@@ -313,7 +314,7 @@ fn one_write_controller(arrived: std::sync::mpsc::Sender<Instant>) -> String {
                     }
                     let mut body = vec![0; len];
                     r.read_exact(&mut body).unwrap();
-                    let _ = arrived.send(Instant::now());
+                    on_request(&body);
                     let answer = r#"{"accepted":1,"unknownDevice":0,"unknownPort":0}"#;
                     let _ = out.write_all(
                         format!(
@@ -327,6 +328,13 @@ fn one_write_controller(arrived: std::sync::mpsc::Sender<Instant>) -> String {
         }
     });
     format!("http://{addr}/onos/planck/v1/telemetry/events")
+}
+
+/// The stand-in above, sending the arrival time of each request on `arrived`.
+fn one_write_controller(arrived: std::sync::mpsc::Sender<Instant>) -> String {
+    one_write_server(move |_| {
+        let _ = arrived.send(Instant::now());
+    })
 }
 
 fn notice(i: u32) -> Event {
@@ -378,67 +386,27 @@ fn notices_reach_the_controller_without_delayed_ack_stalls() {
 /// notice has arrived (or 10 s have passed). `held` gets, per held batch, whether the notice
 /// came while the answer was held.
 fn holding_controller(held: std::sync::mpsc::Sender<bool>) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
     let (notice_tx, notice_rx) = std::sync::mpsc::channel::<()>();
     let notice_rx = Arc::new(Mutex::new(notice_rx));
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { return };
-            stream.set_nodelay(true).unwrap();
-            let (held, notice_tx, notice_rx) = (held.clone(), notice_tx.clone(), notice_rx.clone());
-            std::thread::spawn(move || {
-                let mut out = stream.try_clone().unwrap();
-                let mut r = BufReader::new(stream);
-                loop {
-                    let mut len = 0usize;
-                    let mut line = String::new();
-                    loop {
-                        line.clear();
-                        if r.read_line(&mut line).unwrap_or(0) == 0 {
-                            return;
-                        }
-                        if line == "\r\n" {
-                            break;
-                        }
-                        let l = line.to_ascii_lowercase();
-                        if let Some(v) = l.strip_prefix("content-length:") {
-                            len = v.trim().parse().unwrap();
-                        }
-                    }
-                    let mut body = vec![0; len];
-                    r.read_exact(&mut body).unwrap();
-                    let v: Value = serde_json::from_slice(&body).unwrap();
-                    let kinds: Vec<String> = v["events"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|e| e["type"].as_str().unwrap().to_string())
-                        .collect();
-                    if kinds.iter().any(|k| k == "PORT_CONGESTION") {
-                        let _ = notice_tx.send(());
-                    } else if kinds.iter().any(|k| k == "FLOW_RATE") {
-                        let came = notice_rx
-                            .lock()
-                            .unwrap()
-                            .recv_timeout(Duration::from_secs(10))
-                            .is_ok();
-                        let _ = held.send(came);
-                    }
-                    let answer = r#"{"accepted":1,"unknownDevice":0,"unknownPort":0}"#;
-                    let _ = out.write_all(
-                        format!(
-                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{answer}",
-                            answer.len()
-                        )
-                        .as_bytes(),
-                    );
-                }
-            });
+    one_write_server(move |body| {
+        let v: Value = serde_json::from_slice(body).unwrap();
+        let kinds: Vec<&str> = v["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect();
+        if kinds.contains(&"PORT_CONGESTION") {
+            let _ = notice_tx.send(());
+        } else if kinds.contains(&"FLOW_RATE") {
+            let came = notice_rx
+                .lock()
+                .unwrap()
+                .recv_timeout(Duration::from_secs(10))
+                .is_ok();
+            let _ = held.send(came);
         }
-    });
-    format!("http://{addr}/onos/planck/v1/telemetry/events")
+    })
 }
 
 #[test]
