@@ -105,7 +105,8 @@ struct Lane {
     metrics: Arc<Metrics>,
     settings: Arc<DetectionSettings>,
     next_seq: Arc<AtomicU64>,
-    /// Send whatever is pending at once (the notice lane).
+    /// Send whatever is pending at once (the notice lane; the sink routes every congestion
+    /// notice there, so the report lane never holds one).
     immediate: bool,
 }
 
@@ -216,15 +217,11 @@ impl Lane {
         let mut open = true;
         while open || in_flight.is_some() || !pending.is_empty() {
             let interval = Duration::from_nanos(self.settings.report_interval_ns());
-            let urgent = self.immediate
-                || pending
-                    .iter()
-                    .any(|e| matches!(e, Event::PortCongestion(_)));
             let now = Instant::now();
             let deadline = match (&in_flight, retry_at, first_pending) {
                 (Some(_), Some(r), _) => r,
                 (Some(_), None, _) => now,
-                (None, _, Some(_)) if urgent => now,
+                (None, _, Some(_)) if self.immediate => now,
                 (None, _, Some(f)) => f + interval,
                 (None, _, None) => now + Duration::from_millis(200),
             };
@@ -241,12 +238,8 @@ impl Lane {
                 }
             }
             let now = Instant::now();
-            let urgent = self.immediate
-                || pending
-                    .iter()
-                    .any(|e| matches!(e, Event::PortCongestion(_)));
             if in_flight.is_none() && !pending.is_empty() {
-                let due = urgent
+                let due = self.immediate
                     || !open
                     || pending.len() >= MAX_EVENTS_PER_BATCH
                     || first_pending.is_some_and(|f| now >= f + interval);
@@ -323,18 +316,10 @@ impl Lane {
 
     fn admit(&self, pending: &mut Vec<Event>, first_pending: &mut Option<Instant>, ev: Event) {
         if pending.len() >= self.cfg.max_pending {
-            // Full: a congestion notice displaces the oldest flow-rate update; anything
-            // else is dropped.
-            let victim = matches!(ev, Event::PortCongestion(_))
-                .then(|| pending.iter().position(|e| matches!(e, Event::FlowRate(_))))
-                .flatten();
+            // Full: dropped and counted. Notices have a lane and a bound of their own, so
+            // flow-rate updates can no longer crowd them out.
             self.metrics.queue_drops.inc();
-            match victim {
-                Some(i) => {
-                    pending.remove(i);
-                }
-                None => return,
-            }
+            return;
         }
         if first_pending.is_none() {
             *first_pending = Some(Instant::now());
