@@ -767,6 +767,7 @@ fn cli_bad_config_exits_with_one_line_reason() {
         ("[fabric]\nlink_gbps = 0.0\n", "link_gbps"),
         ("[fabric]\ncolour = 1\n", "unknown field"),
         ("[fabric]\n[control]\nrt_priority = 100\n", "control.rt_priority"),
+        ("[fabric]\nbatch_us = 20000\n", "fabric.batch_us"),
     ] {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, text).unwrap();
@@ -869,4 +870,46 @@ fn real_hosts_refuse_telemetry_that_only_the_fabric_s_own_packets_carry() {
     let with_pint = format!("{base}[pint]\npath_bits = 8\n");
     let e = FabricConfig::parse(&with_pint).unwrap_err().to_string();
     assert!(e.contains("PINT"), "{e}");
+}
+
+#[test]
+fn a_sleeping_engine_applies_rules_from_the_slot_their_request_arrived_in() {
+    // With batch_us the engine sleeps until that much time is due, then runs the slots back
+    // to back. A request that wakes it must see the slots due before it run first: its rules
+    // are in force from its own arrival, not from where the engine fell asleep (up to 10 ms
+    // earlier here, 5 ms at the median if the catch-up were missing).
+    let cfg = FabricConfig::parse(
+        "[fabric]\ntopology = \"switch:4\"\nlink_gbps = 1.0\nmode = \"realtime\"\nspin = false\nbatch_us = 10000\n[control]\nlisten = \"127.0.0.1:0\"\n",
+    )
+    .unwrap();
+    let f = planck_emu::lab::start(&cfg).unwrap();
+    let c = Client::new(&f);
+    let now_us = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_micros() as i64
+    };
+    let mut early_us = Vec::new();
+    for i in 0..24u64 {
+        // Gaps that fall at different points of the engine's 10 ms sleep.
+        std::thread::sleep(Duration::from_micros(3_100 + 1_700 * (i % 5)));
+        let op = if i % 2 == 0 { "add" } else { "delete" };
+        let sent = now_us();
+        let ans = c.apply_rules(json!([{
+            "op": op, "switch": "of:0000000000000001", "priority": 10,
+            "match": {"ethDst": "02:70:00:00:00:01"}, "actions": {"output": 1}
+        }]));
+        let answered = now_us();
+        let applied = ans["appliedUs"].as_i64().unwrap();
+        assert!(applied <= answered + 1_000, "applied {applied} after the answer {answered}");
+        early_us.push(sent - applied);
+    }
+    early_us.sort();
+    let median = early_us[early_us.len() / 2];
+    assert!(
+        median < 2_000,
+        "rules applied a median {median} us before their request was sent: {early_us:?}"
+    );
+    c.shutdown(f);
 }

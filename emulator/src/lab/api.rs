@@ -273,17 +273,29 @@ pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
         switches: engine.topology().switches.len(),
         hosts: engine.topology().endpoints.len(),
     };
-    let server = control_server(&cfg.control.listen)
+    let server = control_server_at_priority(&cfg.control.listen, cfg.control.rt_priority)
         .map_err(|e| anyhow::anyhow!("control.listen {}: {e}", cfg.control.listen))?;
     let addr = server
         .server_addr()
         .to_ip()
         .ok_or_else(|| anyhow::anyhow!("control.listen must be an IP address"))?;
     let (tx, rx) = sync_channel::<Request>(QUEUE);
+    let rt_priority = cfg.control.rt_priority;
+    // The engine is part of the loop too (it puts rules in force and emits the samples):
+    // when it sleeps between batches it runs at the control thread's priority, so the
+    // loop's other real-time threads do not hold it off its core. Never while it spins or
+    // waits slot by slot: a busy real-time thread would starve its core.
+    let engine_rt = (rt_priority > 0 && engine.sleeps_between_batches()).then_some(rt_priority);
     let engine = std::thread::Builder::new()
         .name("fabric-engine".into())
-        .spawn(move || engine.run(rx))?;
-    let rt_priority = cfg.control.rt_priority;
+        .spawn(move || {
+            if let Some(p) = engine_rt {
+                if let Err(e) = realtime_priority(p) {
+                    eprintln!("planck-emu fabric: engine at normal priority (SCHED_FIFO {p}: {e})");
+                }
+            }
+            engine.run(rx)
+        })?;
     let server = std::thread::Builder::new()
         .name("fabric-control".into())
         .spawn(move || {
@@ -303,8 +315,37 @@ pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
     })
 }
 
+/// The control server with its own threads at SCHED_FIFO `priority` (0: normal priority).
+/// tiny_http reads every request in threads of its own (an accept thread and a pool it
+/// starts), not in the thread that answers: at normal priority a rule batch waited there,
+/// behind everything else on the machine, before the answering thread saw it. Those threads
+/// inherit the policy of the thread that creates the server, so it is created in a thread at
+/// that priority (without reset-on-fork for this one step).
+fn control_server_at_priority(listen: &str, priority: u8) -> std::io::Result<Server> {
+    if priority == 0 {
+        return control_server(listen);
+    }
+    let listen = listen.to_string();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            if let Err(e) = set_fifo(priority, 0) {
+                eprintln!(
+                    "planck-emu fabric: control API's reader threads at normal priority (SCHED_FIFO {priority}: {e})"
+                );
+            }
+            control_server(&listen)
+        })
+        .join()
+        .unwrap_or_else(|_| Err(std::io::Error::other("control server thread panicked")))
+    })
+}
+
 /// Moves the calling thread to SCHED_FIFO at `priority`, with SCHED_RESET_ON_FORK.
 fn realtime_priority(priority: u8) -> std::io::Result<()> {
+    set_fifo(priority, libc::SCHED_RESET_ON_FORK)
+}
+
+fn set_fifo(priority: u8, flags: libc::c_int) -> std::io::Result<()> {
     if priority > 99 {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -316,7 +357,7 @@ fn realtime_priority(priority: u8) -> std::io::Result<()> {
     };
     // SAFETY: pid 0 is the calling thread; `param` outlives the call.
     let rc = unsafe {
-        libc::sched_setscheduler(0, libc::SCHED_FIFO | libc::SCHED_RESET_ON_FORK, &param)
+        libc::sched_setscheduler(0, libc::SCHED_FIFO | flags, &param)
     };
     if rc == 0 {
         Ok(())

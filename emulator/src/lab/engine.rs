@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rand::SeedableRng;
@@ -189,6 +189,8 @@ pub struct FabricEngine {
     transport: TransportConfig,
     realtime: bool,
     spin: bool,
+    /// Without `spin`: how long the engine may sleep past a due slot (see `wait_for_slot`).
+    batch: Duration,
     slot_ns: f64,
     payload_full: u16,
     ports: Vec<Vec<Port>>,
@@ -286,6 +288,11 @@ impl FabricEngine {
             },
             realtime: cfg.fabric.mode == Mode::Realtime,
             spin,
+            batch: if cfg.linux_hosts.is_some() {
+                Duration::ZERO
+            } else {
+                Duration::from_micros(u64::from(cfg.fabric.batch_us))
+            },
             slot_ns: cfg.slot_ns(),
             payload_full: (cfg.fabric.mtu_bytes - 40) as u16,
             ports,
@@ -330,8 +337,16 @@ impl FabricEngine {
         (self.epoch_us + t as f64 * self.slot_ns / 1000.0) as u64
     }
 
+    /// Real time, paced by sleeping until a batch of slots is due (see `wait_for_slot`).
+    pub fn sleeps_between_batches(&self) -> bool {
+        self.realtime && !self.spin && self.batch > Duration::ZERO
+    }
+
     /// Run until a shutdown request; answers requests between slots.
     pub fn run(mut self, rx: Receiver<Request>) {
+        if self.sleeps_between_batches() {
+            precise_timers();
+        }
         self.started = Instant::now();
         self.epoch_us = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -339,37 +354,79 @@ impl FabricEngine {
             .unwrap_or(0.0);
         loop {
             while let Ok(req) = rx.try_recv() {
-                let stop = matches!(req.cmd, Command::Shutdown);
-                let answer = self.handle(req.cmd);
-                let _ = req.reply.send(answer);
-                if stop {
-                    self.flush_sink();
+                if self.answer(req) {
                     return;
                 }
             }
             if self.realtime {
-                self.pace();
+                if let Some(req) = self.wait_for_slot(&rx) {
+                    // Woken by a request while asleep: run the slots that fell due before
+                    // it arrived, so that its rules are in force from the slot it arrived
+                    // in, as with a spinning engine.
+                    let arrived = Instant::now();
+                    while self.deadline(self.now) <= arrived {
+                        self.step();
+                    }
+                    if self.answer(req) {
+                        return;
+                    }
+                    continue;
+                }
             }
             self.step();
         }
     }
 
-    fn pace(&mut self) {
-        let deadline = self.started + Duration::from_nanos((self.now as f64 * self.slot_ns) as u64);
+    /// Answers one request; true on shutdown (the sink flushed).
+    fn answer(&mut self, req: Request) -> bool {
+        let stop = matches!(req.cmd, Command::Shutdown);
+        let answer = self.handle(req.cmd);
+        let _ = req.reply.send(answer);
+        if stop {
+            self.flush_sink();
+        }
+        stop
+    }
+
+    /// Wall-clock start of slot `t`.
+    fn deadline(&self, t: Slot) -> Instant {
+        self.started + Duration::from_nanos((t as f64 * self.slot_ns) as u64)
+    }
+
+    /// Returns once the current slot is due, or early with a request that arrived while
+    /// the engine slept. Spinning: busy-waits for the slot. Otherwise sleeps until
+    /// `batch` worth of slots are due (a request wakes it), so the engine's core is free
+    /// between batches; a slot run late is counted as lag (at most `batch` when the
+    /// machine keeps up).
+    fn wait_for_slot(&mut self, rx: &Receiver<Request>) -> Option<Request> {
+        let due = self.deadline(self.now);
         let now = Instant::now();
-        if now < deadline {
-            self.lag_us = 0;
-            let ahead = deadline - now;
-            if !self.spin && ahead > Duration::from_micros(60) {
+        if now >= due {
+            self.lag_us = (now - due).as_micros() as u64;
+            self.max_lag_us = self.max_lag_us.max(self.lag_us);
+            return None;
+        }
+        self.lag_us = 0;
+        let ahead = due - now;
+        if !self.spin {
+            if self.batch > Duration::ZERO {
+                return match rx.recv_timeout(ahead + self.batch) {
+                    Ok(req) => Some(req),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => {
+                        std::thread::sleep(ahead);
+                        None
+                    }
+                };
+            }
+            if ahead > Duration::from_micros(60) {
                 std::thread::sleep(ahead);
             }
-            while Instant::now() < deadline {
-                std::hint::spin_loop();
-            }
-        } else {
-            self.lag_us = (now - deadline).as_micros() as u64;
-            self.max_lag_us = self.max_lag_us.max(self.lag_us);
         }
+        while Instant::now() < due {
+            std::hint::spin_loop();
+        }
+        None
     }
 
     pub fn handle(&mut self, cmd: Command) -> ApiResult {
@@ -908,5 +965,19 @@ impl FabricEngine {
             "reassemblyDrops": self.reassembly_drops,
             "int": self.int.as_ref().map(LabInt::status_json),
             "slotNs": self.slot_ns})
+    }
+}
+
+/// Wake-ups on time: a normal thread's sleeps may end up to 50 us late (the kernel's
+/// default timer slack, which lets it merge wake-ups); the engine's batches are a few
+/// hundred microseconds, so this thread asks for 1 us.
+fn precise_timers() {
+    // SAFETY: PR_SET_TIMERSLACK takes a plain integer and changes only this thread.
+    let rc = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong, 0, 0, 0) };
+    if rc != 0 {
+        eprintln!(
+            "planck-emu fabric: timer slack left at the default ({})",
+            std::io::Error::last_os_error()
+        );
     }
 }
