@@ -5,6 +5,7 @@ import org.planck.lab.control.CollectorClient;
 import org.planck.lab.control.TeSettings;
 import org.planck.lab.control.TelemetryEndpoint;
 import org.planck.lab.experiment.ExperimentRunner;
+import org.planck.lab.experiment.FabricSpec;
 import org.planck.lab.experiment.LinkRateDecision;
 import org.planck.lab.experiment.ProcessFabricLauncher;
 import org.planck.lab.experiment.Report;
@@ -404,7 +405,9 @@ public final class LabCommand implements Callable<Integer> {
                         + "damping %d ms, poll %d ms, flow reports every %s ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",
                         flowLabel, seeds, thresholdPct, hysteresisPct, dampingMs, pollMs,
                         new java.text.DecimalFormat("0.##").format(flowReportMs), elephantPct, mirrorRateFraction * 100,
-                        (fabricSpin ? "busy-waits per timeslot" : "sleeps between timeslots")
+                        (fabricSpin ? "busy-waits per timeslot"
+                                : hostsToml != null ? "waits for each timeslot (real hosts)"
+                                : "sleeps between batches of " + FabricSpec.BATCH_US + " us of timeslots")
                                 + (fabricNice > 0 ? ", at nice " + fabricNice : "")
                                 + (fabricCpus != null ? ", on CPU " + fabricCpus + " (the collector and controller on the others)" : ""))
                         + (loopRtPriority > 0 ? "; the controller's loop threads (telemetry intake, rule installer, "

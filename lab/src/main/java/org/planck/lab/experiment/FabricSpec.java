@@ -29,6 +29,12 @@ public final class FabricSpec {
     private final Shape shape;
     private final long linkBps;
     private final String controlListen;
+    /**
+     * Without spinning, the fabric engine sleeps until this many microseconds of timeslots are
+     * due, then runs them back to back ({@code fabric.batch_us}).
+     */
+    public static final int BATCH_US = 200;
+
     private final boolean spin;
     private final int pintPathBits;
     /** INT on the switches, or null. */
@@ -113,6 +119,9 @@ public final class FabricSpec {
                 + "link_gbps = " + String.format(java.util.Locale.ROOT, "%.3f", linkBps / 1e9) + "\n"
                 + "mode = \"realtime\"\n"
                 + "spin = " + spin + "\n"
+                // Not spinning: the engine sleeps until this much time of slots is due, then
+                // runs them back to back (samples leave up to this late; rules are exact).
+                + "batch_us = " + BATCH_US + "\n"
                 + "\n[control]\n"
                 + "listen = " + tomlString(controlListen) + "\n"
                 // The fabric's control API answers the loop's rule batches: same priority as
