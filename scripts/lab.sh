@@ -21,6 +21,8 @@
 #                             # the emulated endpoints (scripts/lab-linux-hosts.sh)
 # Any other arguments go to `planck-lab experiment` (see `--help` there). LAB_JAVA_OPTS adds JVM
 # options to the lab controller (e.g. a flight recording: -XX:StartFlightRecording=filename=lab.jfr).
+# LAB_GC picks its collector (default -XX:+UseZGC: pauses well under a millisecond, where G1's
+# young collections paused the loop for up to 14 ms; LAB_GC= for the JVM's default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -222,7 +224,7 @@ $switch_map"
 fi
 
 echo "== [4/4] Experiment (one emulated fabric per workload and routing mode) and planck-collector on $CAP ($(echo "${loop_priority[@]}")) =="
-java ${LAB_JAVA_OPTS:-} -jar lab/target/planck-lab.jar experiment "${controller_rt[@]}" \
+java ${LAB_GC--XX:+UseZGC} ${LAB_JAVA_OPTS:-} -jar lab/target/planck-lab.jar experiment "${controller_rt[@]}" \
     --emu-bin target/release/planck-emu --out "$out" \
     --listen "$LISTEN" --user "$LAB_USER" --password "$LAB_PASSWORD" \
     --collector-control "http://$COLLECTOR_CONTROL" --collector-id c1 \
@@ -263,7 +265,7 @@ $LAB_COLLECTOR_ESTIMATOR
 [detect]
 congestion_threshold_pct = 80.0
 hysteresis_pct = 5.0
-flow_report_interval_ms = 5.0
+flow_report_interval_ms = 2.0   # until the controller sets it (--flow-report-ms)
 
 [export]
 url = "http://$LISTEN/onos/planck/v1/telemetry/events"

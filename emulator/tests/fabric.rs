@@ -768,6 +768,7 @@ fn cli_bad_config_exits_with_one_line_reason() {
         ("[fabric]\ncolour = 1\n", "unknown field"),
         ("[fabric]\n[control]\nrt_priority = 100\n", "control.rt_priority"),
         ("[fabric]\nbatch_us = 20000\n", "fabric.batch_us"),
+        ("[fabric]\nengine_rt_priority = 100\n", "fabric.engine_rt_priority"),
     ] {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, text).unwrap();

@@ -281,11 +281,11 @@ pub fn start(cfg: &FabricConfig) -> anyhow::Result<RunningFabric> {
         .ok_or_else(|| anyhow::anyhow!("control.listen must be an IP address"))?;
     let (tx, rx) = sync_channel::<Request>(QUEUE);
     let rt_priority = cfg.control.rt_priority;
-    // The engine is part of the loop too (it puts rules in force and emits the samples):
-    // when it sleeps between batches it runs at the control thread's priority, so the
-    // loop's other real-time threads do not hold it off its core. Never while it spins or
-    // waits slot by slot: a busy real-time thread would starve its core.
-    let engine_rt = (rt_priority > 0 && engine.sleeps_between_batches()).then_some(rt_priority);
+    // The engine is part of the loop too (it puts rules in force and emits the samples): when
+    // it sleeps between batches it may run at a real-time priority of its own. Never while it
+    // spins or waits slot by slot: a busy real-time thread would starve its core.
+    let engine_rt = (cfg.fabric.engine_rt_priority > 0 && engine.sleeps_between_batches())
+        .then_some(cfg.fabric.engine_rt_priority);
     let engine = std::thread::Builder::new()
         .name("fabric-engine".into())
         .spawn(move || {

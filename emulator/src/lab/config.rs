@@ -49,6 +49,12 @@ pub struct FabricSection {
     /// so at 1 Gb/s it keeps a core busy). Real Linux hosts (`[linux_hosts]`) always wait
     /// for each slot: their frames must not wait for a batch.
     pub batch_us: u32,
+    /// SCHED_FIFO priority (1-99) of the engine's thread while it sleeps between batches
+    /// (never while it spins or waits slot by slot: a busy real-time thread starves its
+    /// core); 0 for normal priority. Keep it below the controller's loop threads: a FIFO
+    /// thread is not preempted by another of its priority, so an engine catching up on a
+    /// lag would hold them off its core.
+    pub engine_rt_priority: u8,
 }
 
 impl Default for FabricSection {
@@ -63,6 +69,7 @@ impl Default for FabricSection {
             mtu_bytes: 1500,
             spin: true,
             batch_us: 200,
+            engine_rt_priority: 0,
         }
     }
 }
@@ -73,8 +80,8 @@ pub struct ControlSection {
     pub listen: String,
     /// SCHED_FIFO priority of the control API's thread (1-99), 0 for normal priority. The
     /// controller's rule batches wait for this thread's answer: at normal priority it queues
-    /// behind the busy engine thread and everything else on the machine. The engine's thread
-    /// gets it too when it sleeps between batches (`fabric.batch_us` without `spin`).
+    /// behind the busy engine thread and everything else on the machine (the engine's own
+    /// priority is `fabric.engine_rt_priority`).
     pub rt_priority: u8,
 }
 
@@ -113,6 +120,12 @@ impl FabricConfig {
         }
         if !(128..=9000).contains(&f.mtu_bytes) {
             anyhow::bail!("fabric.mtu_bytes must be in 128..=9000");
+        }
+        if f.engine_rt_priority > 99 {
+            anyhow::bail!(
+                "fabric.engine_rt_priority must be 0 (normal) to 99, got {}",
+                f.engine_rt_priority
+            );
         }
         if f.batch_us > 10_000 {
             anyhow::bail!(

@@ -122,6 +122,10 @@ public final class FabricSpec {
                 // Not spinning: the engine sleeps until this much time of slots is due, then
                 // runs them back to back (samples leave up to this late; rules are exact).
                 + "batch_us = " + BATCH_US + "\n"
+                // The engine at the loop's priority: at half of it (5 against 10), two runs
+                // of seeds 1-3 and 4-6 had a slower loop (p50 2.3-2.5 ms against 1.6-2.0)
+                // and the fabric fell further behind (docs/lab.md).
+                + "engine_rt_priority = " + LoopThreads.priority() + "\n"
                 + "\n[control]\n"
                 + "listen = " + tomlString(controlListen) + "\n"
                 // The fabric's control API answers the loop's rule batches: same priority as

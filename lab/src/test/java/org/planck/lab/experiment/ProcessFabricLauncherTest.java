@@ -74,7 +74,7 @@ public class ProcessFabricLauncherTest {
             f.close();
         }
         String cfg = Files.readString(work.resolve("fabric-1.toml"));
-        assertEquals("[fabric]\ntopology = \"fattree:4\"\nlink_gbps = 1.000\nmode = \"realtime\"\nspin = false\nbatch_us = 200\n\n[control]\n"
+        assertEquals("[fabric]\ntopology = \"fattree:4\"\nlink_gbps = 1.000\nmode = \"realtime\"\nspin = false\nbatch_us = 200\nengine_rt_priority = 0\n\n[control]\n"
                      + "listen = \"" + listen + "\"\nrt_priority = 0\n", cfg);
         try {
             new EmulatorClient(f.control()).status();
