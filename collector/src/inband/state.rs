@@ -188,14 +188,14 @@ struct FlowEntry {
 
 const NO_SLOT: u32 = u32::MAX;
 
-/// One hop's keys, the table indices they were found at, and the hop's values.
+/// One hop's values and the table indices its link, queue and congestion-queue entries
+/// were found at (`NO_SLOT`: the hop has no such key, or it was refused). The keys are
+/// those of `values` ((switch, egress port), (switch, queue id), (switch, congestion
+/// queue id)), so they are not stored twice.
 #[derive(Clone, Copy, Debug)]
 struct HopSlots {
-    link_key: (u32, u16),
     link: u32,
-    queue_key: (u32, u8),
     queue: u32,
-    cqueue_key: (u32, u8),
     cqueue: u32,
     /// Every key the hop has was found or added (none refused).
     complete: bool,
@@ -204,15 +204,41 @@ struct HopSlots {
 
 impl HopSlots {
     const NONE: HopSlots = HopSlots {
-        link_key: (0, 0),
         link: NO_SLOT,
-        queue_key: (0, 0),
         queue: NO_SLOT,
-        cqueue_key: (0, 0),
         cqueue: NO_SLOT,
         complete: false,
         values: HopValues { switch_id: 0, egress_port: 0, hop_latency: 0, tx_utilization: 0, queue_id: 0, queue_occupancy: 0, congestion_queue_id: 0, queue_congestion: 0 },
     };
+}
+
+/// Which per-switch keys a hop with these fields updates, and with what.
+#[derive(Clone, Copy)]
+struct HopUse {
+    /// (switch, egress port): ports and utilisation both carried.
+    link: bool,
+    /// (switch, queue id) gets the occupancy...
+    queue: bool,
+    /// ... and the congestion too, when both are carried for the same queue.
+    queue_congestion: bool,
+    /// (switch, congestion queue id) gets the congestion alone.
+    cqueue: bool,
+}
+
+impl HopUse {
+    #[inline(always)]
+    fn of(fields: u16, h: &HopValues) -> HopUse {
+        let occ = fields & field::QUEUE_OCCUPANCY != 0;
+        let con = fields & field::QUEUE_CONGESTION != 0;
+        // Occupancy and congestion of one queue share its entry (and its push time).
+        let same = occ && con && h.queue_id == h.congestion_queue_id;
+        HopUse {
+            link: fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION,
+            queue: occ,
+            queue_congestion: same,
+            cqueue: con && !same,
+        }
+    }
 }
 
 /// What the state reads from a hop.
@@ -444,9 +470,8 @@ impl IntState {
             emit(ev)
         };
         e.last_seen_ns = now;
-        for slots in e.slots[..n].iter_mut() {
-            let v = slots.values;
-            self.sw.apply_hop(&self.cfg, &mut self.counters, &v, r.hop_fields, now, ts, &mut out, slots);
+        for slots in &e.slots[..n] {
+            self.sw.apply_hop_cached(&self.cfg, slots, r.hop_fields, now, ts, &mut out);
         }
         self.counters.events += events;
         true
@@ -610,28 +635,23 @@ impl IntState {
 
 impl SwitchTables {
     /// Per-switch keys of one hop's metadata. `slots`: where this hop's keys were found
-    /// for the same flow last time (checked against the keys before use; `NONE` when
-    /// there is no such flow), updated here.
+    /// for the same flow last time (used when the keys are the same; `NONE` when there
+    /// is no such flow), updated here.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopValues, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slots: &mut HopSlots) {
-        slots.values = *h;
+        // The keys the cached indices were found at.
+        let old = slots.values;
+        let u = HopUse::of(fields, h);
         let mut complete = true;
-        let w = cfg.widths;
-        let push_every = cfg.push_interval_ns;
-        if fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION {
+        let mut link = NO_SLOT;
+        if u.link {
             let key = (h.switch_id, h.egress_port);
-            let v = h.tx_utilization as u64;
-            let kind = EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization };
-            let found = if slots.link != NO_SLOT && slots.link_key == key { Some(slots.link) } else { self.links.find(&key) };
-            let at = match found {
+            let cached = slots.link != NO_SLOT && (old.switch_id, old.egress_port) == key;
+            let found = if cached { Some(slots.link) } else { self.links.find(&key) };
+            link = match found {
                 Some(i) => {
-                    let e = self.links.at(i);
-                    e.last_seen_ns = now;
-                    let crossed = e.util.update(v, w.link_utilization);
-                    if let Some(cause) = due(crossed, &mut e.last_push_ns, now, push_every) {
-                        out(IntEvent { ts_ns: ts, cause, kind });
-                    }
+                    self.update_link(cfg, i, h, now, ts, out);
                     i
                 }
                 None if self.links.len() >= cfg.max_ports => {
@@ -639,87 +659,70 @@ impl SwitchTables {
                     NO_SLOT
                 }
                 None => {
-                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(v, w.link_utilization), last_seen_ns: now, last_push_ns: now });
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind });
+                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(h.tx_utilization as u64, cfg.widths.link_utilization), last_seen_ns: now, last_push_ns: now });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: link_kind(h) });
                     i
                 }
             };
-            slots.link_key = key;
-            slots.link = at;
-            complete = at != NO_SLOT;
+            complete = link != NO_SLOT;
         }
         let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
-        let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
-        let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
-        // Occupancy and congestion of one queue share its entry (and its push time).
-        let qslot = (&mut slots.queue_key, &mut slots.queue);
-        let cslot = (&mut slots.cqueue_key, &mut slots.cqueue);
-        let queues_found = match (occ, con) {
-            (None, None) => true,
-            (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
-                let a = self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, None, now, ts, out, qslot);
-                let b = self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot);
-                a && b
-            }
-            (None, Some(_)) => self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot),
-            _ => self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, con, now, ts, out, qslot),
-        };
-        slots.complete = complete && queues_found;
+        let mut queue = NO_SLOT;
+        let mut cqueue = NO_SLOT;
+        if u.queue {
+            let cached = slots.queue != NO_SLOT && (old.switch_id, old.queue_id) == (h.switch_id, h.queue_id);
+            let con = u.queue_congestion.then_some(h.queue_congestion);
+            queue = self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out, cached.then_some(slots.queue));
+            complete &= queue != NO_SLOT;
+        }
+        if u.cqueue {
+            let cached = slots.cqueue != NO_SLOT && (old.switch_id, old.congestion_queue_id) == (h.switch_id, h.congestion_queue_id);
+            cqueue = self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out, cached.then_some(slots.cqueue));
+            complete &= cqueue != NO_SLOT;
+        }
+        *slots = HopSlots { link, queue, cqueue, complete, values: *h };
     }
 
+    /// [`SwitchTables::apply_hop`] for a hop whose values, fields and keys are those it
+    /// had when `slots` was filled, every key found (`complete`), and no table index
+    /// moved since: the entries are updated at their indices, the same events emitted.
+    #[inline(always)]
+    fn apply_hop_cached(&mut self, cfg: &StateConfig, slots: &HopSlots, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let h = &slots.values;
+        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
+        if slots.link != NO_SLOT {
+            self.update_link(cfg, slots.link, h, now, ts, out);
+        }
+        if slots.queue != NO_SLOT {
+            let con = (fields & field::QUEUE_CONGESTION != 0 && h.queue_id == h.congestion_queue_id).then_some(h.queue_congestion);
+            update_queue(cfg, self.queues.at(slots.queue), h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out);
+        }
+        if slots.cqueue != NO_SLOT {
+            update_queue(cfg, self.queues.at(slots.cqueue), h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out);
+        }
+    }
+
+    #[inline(always)]
+    fn update_link(&mut self, cfg: &StateConfig, i: u32, h: &HopValues, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let e = self.links.at(i);
+        e.last_seen_ns = now;
+        let crossed = e.util.update(h.tx_utilization as u64, cfg.widths.link_utilization);
+        if let Some(cause) = due(crossed, &mut e.last_push_ns, now, cfg.push_interval_ns) {
+            out(IntEvent { ts_ns: ts, cause, kind: link_kind(h) });
+        }
+    }
+
+    /// One queue key; returns its index (`NO_SLOT` when refused). `cached`: its index,
+    /// when known.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: (&mut (u32, u8), &mut u32)) -> bool {
+    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), cached: Option<u32>) -> u32 {
         let w = cfg.widths;
-        let push_every = cfg.push_interval_ns;
         let key = (switch, queue);
-        let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
-        let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
-        let found = if *slot.1 != NO_SLOT && *slot.0 == key { Some(*slot.1) } else { self.queues.find(&key) };
-        let at = match found {
+        let found = if cached.is_some() { cached } else { self.queues.find(&key) };
+        match found {
             Some(i) => {
-                let e = self.queues.at(i);
-                e.last_seen_ns = now;
-                let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
-                if periodic {
-                    e.last_push_ns = now;
-                }
-                if let Some(v) = occupancy {
-                    let cause = match &mut e.occupancy {
-                        Some(t) => {
-                            if t.update(v as u64, w.queue_occupancy) {
-                                Some(Cause::Interval)
-                            } else {
-                                periodic.then_some(Cause::Periodic)
-                            }
-                        }
-                        None => {
-                            e.occupancy = Some(Tracked::new(v as u64, w.queue_occupancy));
-                            Some(Cause::NewKey)
-                        }
-                    };
-                    if let Some(cause) = cause {
-                        out(IntEvent { ts_ns: ts, cause, kind: occ_kind(v) });
-                    }
-                }
-                if let Some(v) = congestion {
-                    let cause = match &mut e.congestion {
-                        Some(t) => {
-                            if t.update(v as u64, w.queue_congestion) {
-                                Some(Cause::Interval)
-                            } else {
-                                periodic.then_some(Cause::Periodic)
-                            }
-                        }
-                        None => {
-                            e.congestion = Some(Tracked::new(v as u64, w.queue_congestion));
-                            Some(Cause::NewKey)
-                        }
-                    };
-                    if let Some(cause) = cause {
-                        out(IntEvent { ts_ns: ts, cause, kind: con_kind(v) });
-                    }
-                }
+                update_queue(cfg, self.queues.at(i), switch, queue, port, occupancy, congestion, now, ts, out);
                 i
             }
             None if self.queues.len() >= cfg.max_queues => {
@@ -734,17 +737,67 @@ impl SwitchTables {
                     last_push_ns: now,
                 });
                 if let Some(v) = occupancy {
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: occ_kind(v) });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
                 }
                 if let Some(v) = congestion {
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: con_kind(v) });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
                 }
                 i
             }
+        }
+    }
+}
+
+#[inline(always)]
+fn link_kind(h: &HopValues) -> EventKind {
+    EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization }
+}
+
+/// A queue key that exists: its values, last-seen and push times.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    let w = cfg.widths;
+    e.last_seen_ns = now;
+    let periodic = now.saturating_sub(e.last_push_ns) >= cfg.push_interval_ns;
+    if periodic {
+        e.last_push_ns = now;
+    }
+    if let Some(v) = occupancy {
+        let cause = match &mut e.occupancy {
+            Some(t) => {
+                if t.update(v as u64, w.queue_occupancy) {
+                    Some(Cause::Interval)
+                } else {
+                    periodic.then_some(Cause::Periodic)
+                }
+            }
+            None => {
+                e.occupancy = Some(Tracked::new(v as u64, w.queue_occupancy));
+                Some(Cause::NewKey)
+            }
         };
-        *slot.0 = key;
-        *slot.1 = at;
-        at != NO_SLOT
+        if let Some(cause) = cause {
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
+        }
+    }
+    if let Some(v) = congestion {
+        let cause = match &mut e.congestion {
+            Some(t) => {
+                if t.update(v as u64, w.queue_congestion) {
+                    Some(Cause::Interval)
+                } else {
+                    periodic.then_some(Cause::Periodic)
+                }
+            }
+            None => {
+                e.congestion = Some(Tracked::new(v as u64, w.queue_congestion));
+                Some(Cause::NewKey)
+            }
+        };
+        if let Some(cause) = cause {
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
+        }
     }
 }
 

@@ -516,6 +516,7 @@ impl IntDecoder {
     }
 
     /// Decodes the UDP payload of a report datagram. On error `out` is empty.
+    #[inline]
     pub fn decode_payload(&self, payload: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
         out.clear();
         let r = self.decode_versions(payload, out);
@@ -525,6 +526,7 @@ impl IntDecoder {
         r
     }
 
+    #[inline(always)]
     fn decode_versions(&self, p: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
         let b0 = *p.first().ok_or(IntError::ReportHeaderTruncated)?;
         match b0 >> 4 {
@@ -553,6 +555,7 @@ impl IntDecoder {
 
     /// Checks a stack of `stack_len` bytes against the plan and reads its hops (or keeps
     /// them raw in `raw`).
+    #[inline(always)]
     fn read_stack(
         &self,
         set: &'static instructions::InstructionSet,

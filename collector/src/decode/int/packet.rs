@@ -32,7 +32,7 @@ pub enum PacketError {
 }
 
 /// Ethernet (up to two VLAN tags) then IP. `Ok((None, rest))` for a non-IP frame.
-#[inline]
+#[inline(always)]
 pub fn parse_ethernet(f: &[u8]) -> Result<(Option<L4<'_>>, &[u8]), PacketError> {
     if f.len() < 14 {
         return Err(PacketError::Truncated);
@@ -56,7 +56,7 @@ pub fn parse_ethernet(f: &[u8]) -> Result<(Option<L4<'_>>, &[u8]), PacketError> 
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn parse_ipv4(p: &[u8]) -> Result<L4<'_>, PacketError> {
     if p.len() < 20 {
         return Err(PacketError::Truncated);
@@ -80,7 +80,7 @@ pub fn parse_ipv4(p: &[u8]) -> Result<L4<'_>, PacketError> {
     parse_l4(p[9], src, dst, p[1] >> 2, &p[ihl..])
 }
 
-#[inline]
+#[inline(always)]
 pub fn parse_ipv6(p: &[u8]) -> Result<L4<'_>, PacketError> {
     if p.len() < 40 {
         return Err(PacketError::Truncated);
@@ -102,7 +102,7 @@ pub fn parse_ipv6(p: &[u8]) -> Result<L4<'_>, PacketError> {
     )
 }
 
-#[inline]
+#[inline(always)]
 fn parse_l4(proto: u8, src: IpAddr, dst: IpAddr, dscp: u8, t: &[u8]) -> Result<L4<'_>, PacketError> {
     let hdr = match proto {
         UDP => 8,
@@ -143,7 +143,7 @@ pub enum Inner {
 }
 
 /// Parses the monitored packet a report carries, down to its transport payload.
-#[inline]
+#[inline(always)]
 pub fn parse_inner(kind: Inner, p: &[u8]) -> Result<L4<'_>, super::IntError> {
     use super::IntError;
     let r = match kind {
