@@ -19,8 +19,8 @@ pub use filter_view::{FlowView, LinkView, QueueView};
 use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
 use super::table::Table;
 use crate::decode::FiveTuple;
-use crate::decode::int::instructions::{Plan, be32, be64, field};
-use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, RawStack, ReportBuf, ReportVersion};
+use crate::decode::int::instructions::{Plan, be64, field};
+use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, RAW_STACK_MAX, RawStack, ReportBuf, ReportVersion};
 
 /// Interval widths: a value's interval is `value / width`; an event fires when a new
 /// value falls in another interval than the last reported one.
@@ -177,6 +177,14 @@ struct FlowEntry {
     /// Hops of that report.
     slot_hops: u8,
     has_latency: bool,
+    /// Every key of every hop of that report was found or added (none refused).
+    slots_complete: bool,
+    /// Version and bitmap of that report's stack ([`stack_layout`]) when `stack`
+    /// holds it, else `NO_LAYOUT`.
+    slot_layout: u32,
+    /// That report's hop stack, raw, with every byte the state does not read zeroed
+    /// ([`StackMasks`]): what the short way compares a new stack with.
+    stack: [u64; STACK_WORDS],
     /// Where each stack position's link and queue entries were found last time, so an
     /// unchanged path is applied without hashing; valid for `slots_generation`.
     slots: [HopSlots; MAX_HOPS],
@@ -187,6 +195,91 @@ struct FlowEntry {
 }
 
 const NO_SLOT: u32 = u32::MAX;
+const NO_LAYOUT: u32 = u32::MAX;
+const STACK_WORDS: usize = RAW_STACK_MAX / 8;
+
+/// What determines where each field of a raw stack lies: the version (v0.5 or v1.0
+/// instruction set) and the bitmap.
+#[inline(always)]
+fn stack_layout(version: ReportVersion, bitmap: u16) -> u32 {
+    (version as u32) << 16 | bitmap as u32
+}
+
+/// Per stack layout, a mask over a whole raw stack that keeps the bytes the state reads
+/// of each hop (switch id, egress port, hop latency, queue id and occupancy, congestion
+/// queue id and status, tx utilisation) and zeroes the rest (timestamps, ingress port,
+/// ...): two stacks are equal under the mask exactly when their hops' [`HopValues`] are.
+/// A few layouts are kept (a fabric uses one or two bitmaps).
+struct StackMasks {
+    layouts: Vec<u32>,
+    masks: Vec<[u64; STACK_WORDS]>,
+    next: usize,
+}
+
+impl StackMasks {
+    const KEEP: usize = 4;
+
+    fn new() -> StackMasks {
+        StackMasks { layouts: Vec::with_capacity(Self::KEEP), masks: Vec::with_capacity(Self::KEEP), next: 0 }
+    }
+
+    #[inline(always)]
+    fn get(&mut self, layout: u32, plan: &Plan) -> &[u64; STACK_WORDS] {
+        let i = match self.layouts.iter().position(|&l| l == layout) {
+            Some(i) => i,
+            None => self.add(layout, plan),
+        };
+        &self.masks[i]
+    }
+
+    #[cold]
+    fn add(&mut self, layout: u32, plan: &Plan) -> usize {
+        let mut bytes = [0u8; RAW_STACK_MAX];
+        let hb = plan.hop_bytes;
+        // (field, first byte read, bytes read): of the ports word only the egress port.
+        let read = [
+            (field::SWITCH_ID, 0, 4),
+            (field::L1_PORTS, 2, 2),
+            (field::HOP_LATENCY, 0, 4),
+            (field::QUEUE_OCCUPANCY, 0, 4),
+            (field::QUEUE_CONGESTION, 0, 4),
+            (field::TX_UTILIZATION, 0, 4),
+        ];
+        if hb > 0 {
+            let mut at = 0;
+            while at + hb <= RAW_STACK_MAX {
+                for (fl, skip, len) in read {
+                    if plan.fields & fl != 0 {
+                        let o = at + plan.offset(fl) + skip;
+                        bytes[o..o + len].fill(0xff);
+                    }
+                }
+                at += hb;
+            }
+        }
+        let mask = std::array::from_fn(|j| u64::from_le_bytes(*bytes[j * 8..].first_chunk().expect("8 bytes")));
+        let i = if self.layouts.len() < Self::KEEP {
+            self.layouts.push(layout);
+            self.masks.push(mask);
+            self.layouts.len() - 1
+        } else {
+            let i = self.next;
+            self.next = (self.next + 1) % Self::KEEP;
+            self.layouts[i] = layout;
+            self.masks[i] = mask;
+            i
+        };
+        i
+    }
+}
+
+/// Word `j` of a raw stack of `len` bytes (bytes past `len` read as 0).
+#[inline(always)]
+fn stack_word(raw: &RawStack, j: usize, len: usize) -> u64 {
+    let w = u64::from_le_bytes(*raw.bytes[j * 8..].first_chunk().expect("8 bytes"));
+    let end = len.saturating_sub(j * 8);
+    if end >= 8 { w } else { w & ((1u64 << (end * 8)) - 1) }
+}
 
 /// One hop's values and the table indices its link, queue and congestion-queue entries
 /// were found at (`NO_SLOT`: the hop has no such key, or it was refused). The keys are
@@ -255,27 +348,6 @@ struct HopValues {
 }
 
 impl HopValues {
-    /// The values of a hop still in packet bytes (as `InstructionSet::read_hop` would
-    /// read them, absent fields 0).
-    #[inline(always)]
-    fn read(plan: &Plan, b: &[u8]) -> HopValues {
-        let f = plan.fields;
-        let r32 = |fl: u16| if f & fl != 0 { be32(&b[plan.offset(fl)..]) } else { 0 };
-        let ports = r32(field::L1_PORTS);
-        let queue = r32(field::QUEUE_OCCUPANCY);
-        let congestion = r32(field::QUEUE_CONGESTION);
-        HopValues {
-            switch_id: r32(field::SWITCH_ID),
-            egress_port: ports as u16,
-            hop_latency: r32(field::HOP_LATENCY),
-            tx_utilization: r32(field::TX_UTILIZATION),
-            queue_id: (queue >> 24) as u8,
-            queue_occupancy: queue & 0x00ff_ffff,
-            congestion_queue_id: (congestion >> 24) as u8,
-            queue_congestion: congestion & 0x00ff_ffff,
-        }
-    }
-
     #[inline(always)]
     fn of(h: &HopMetadata) -> HopValues {
         HopValues {
@@ -325,6 +397,7 @@ pub struct IntState {
     flows: HashMap<FlowKey, FlowEntry, StoredHashes>,
     flow_keys: FlowKeys,
     sw: SwitchTables,
+    masks: StackMasks,
     pub counters: StateCounters,
     last_sweep_ns: u64,
 }
@@ -348,6 +421,7 @@ impl IntState {
             flows: HashMap::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
             flow_keys: FlowKeys::default(),
             sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
+            masks: StackMasks::new(),
             cfg,
             counters: StateCounters::default(),
             last_sweep_ns: 0,
@@ -373,6 +447,13 @@ impl IntState {
     /// Applies one report received at `now_ns`; events go to `emit`.
     #[inline]
     pub fn apply(&mut self, r: &IntReport, now_ns: u64, emit: &mut impl FnMut(IntEvent)) {
+        self.apply_report(r, None, now_ns, emit);
+    }
+
+    /// [`IntState::apply`]; `stack`: the report's hops as raw bytes too, kept with the
+    /// flow for the short way of the next report.
+    #[inline]
+    fn apply_report(&mut self, r: &IntReport, stack: Option<&RawStack>, now_ns: u64, emit: &mut impl FnMut(IntEvent)) {
         self.counters.reports += 1;
         let ts = report_time_ns(r, now_ns);
         let mut events = 0u64;
@@ -399,7 +480,7 @@ impl IntState {
             if r.hop_fields & field::SWITCH_ID == 0 {
                 self.counters.reports_without_switch_id += 1;
             } else if let Some(flow) = r.flow {
-                self.apply_flow(flow, r, now_ns, ts, &mut out);
+                self.apply_flow(flow, r, stack, now_ns, ts, &mut out);
             } else {
                 for h in r.hops() {
                     self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now_ns, ts, &mut out, &mut { HopSlots::NONE });
@@ -423,6 +504,12 @@ impl IntState {
                 return;
             }
             buf.read_hops();
+            let (first, raw) = buf.first_with_stack();
+            self.apply_report(first, Some(raw), now_ns, emit);
+            for r in &buf.reports()[1..] {
+                self.apply(r, now_ns, emit);
+            }
+            return;
         }
         for r in buf.reports() {
             self.apply(r, now_ns, emit);
@@ -442,18 +529,30 @@ impl IntState {
         let Some(e) = self.flows.get_mut(&key) else { return false };
         let n = r.hop_count as usize;
         let plan = &raw.plan;
+        let layout = stack_layout(r.version, plan.bitmap);
         if n == 0
+            || e.slot_layout != layout
             || e.slot_fields != r.hop_fields
             || e.slot_hops as usize != n
-                        || e.slots_generation != generation
+            || !e.slots_complete
+            || e.slots_generation != generation
             || now.saturating_sub(e.last_push_ns) >= self.cfg.push_interval_ns
         {
             return false;
         }
-        for (i, slots) in e.slots[..n].iter().enumerate() {
-            if !slots.complete || HopValues::read(plan, &raw.bytes[i * plan.hop_bytes..]) != slots.values {
-                return false;
-            }
+        // The bytes the state reads of every hop, against the flow's last stack.
+        let len = n * plan.hop_bytes;
+        let mask = self.masks.get(layout, plan);
+        let full = len / 8;
+        let mut diff = 0u64;
+        for ((w, m), last) in raw.bytes[..full * 8].chunks_exact(8).zip(&mask[..full]).zip(&e.stack[..full]) {
+            diff |= (u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m) ^ last;
+        }
+        if len % 8 != 0 {
+            diff |= (stack_word(raw, full, len) & mask[full]) ^ e.stack[full];
+        }
+        if diff != 0 {
+            return false;
         }
         // As report_time_ns: v1.0 stamps with the sink hop's egress timestamp.
         let ts = if r.version != ReportVersion::V05 && r.hop_fields & field::EGRESS_TS != 0 {
@@ -477,7 +576,7 @@ impl IntState {
         true
     }
 
-    fn apply_flow(&mut self, flow: FiveTuple, r: &IntReport, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    fn apply_flow(&mut self, flow: FiveTuple, r: &IntReport, stack: Option<&RawStack>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
         let w = self.cfg.widths;
         let n = r.hop_count as usize;
         let mut path = Path { len: n as u8, switches: [0; MAX_HOPS] };
@@ -506,6 +605,17 @@ impl IntState {
                 }
                 e.slot_fields = r.hop_fields;
                 e.slot_hops = n as u8;
+                e.slots_complete = e.slots[..n].iter().all(|s| s.complete);
+                e.slot_layout = NO_LAYOUT;
+                if let Some(raw) = stack {
+                    let layout = stack_layout(r.version, raw.plan.bitmap);
+                    let len = n * raw.plan.hop_bytes;
+                    let mask = self.masks.get(layout, &raw.plan);
+                    for (j, w) in e.stack[..len.div_ceil(8)].iter_mut().enumerate() {
+                        *w = stack_word(raw, j, len) & mask[j];
+                    }
+                    e.slot_layout = layout;
+                }
                 e
             }
             None => {
@@ -531,6 +641,9 @@ impl IntState {
                     slots_generation: generation,
                     slot_fields: 0,
                     slot_hops: 0,
+                    slots_complete: false,
+                    slot_layout: NO_LAYOUT,
+                    stack: [0; STACK_WORDS],
                 });
                 out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
                 if has_latency {
