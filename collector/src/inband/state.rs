@@ -611,8 +611,12 @@ impl IntState {
                     let layout = stack_layout(r.version, raw.plan.bitmap);
                     let len = n * raw.plan.hop_bytes;
                     let mask = self.masks.get(layout, &raw.plan);
-                    for (j, w) in e.stack[..len.div_ceil(8)].iter_mut().enumerate() {
-                        *w = stack_word(raw, j, len) & mask[j];
+                    let full = len / 8;
+                    for ((last, w), m) in e.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
+                        *last = u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m;
+                    }
+                    if len % 8 != 0 {
+                        e.stack[full] = stack_word(raw, full, len) & mask[full];
                     }
                     e.slot_layout = layout;
                 }

@@ -304,17 +304,18 @@ impl ReportBuf {
 /// `copy_from_slice` of a length known only at run time is a call to `memmove`).
 #[inline(always)]
 fn copy_stack(to: &mut [u8; RAW_STACK_MAX + 8], from: &[u8]) {
-    let mut to32 = to[..RAW_STACK_MAX].chunks_exact_mut(32);
-    let mut from32 = from.chunks_exact(32);
-    for (d, s) in (&mut to32).zip(&mut from32) {
-        let s: &[u8; 32] = s.try_into().expect("32 bytes");
-        d.copy_from_slice(s);
+    let n = from.len();
+    debug_assert!(n <= RAW_STACK_MAX && n % 4 == 0);
+    let mut i = 0;
+    while i + 32 <= n {
+        let s: &[u8; 32] = from[i..].first_chunk().expect("32 bytes");
+        *to[i..].first_chunk_mut().expect("32 bytes") = *s;
+        i += 32;
     }
-    let rest = from32.remainder();
-    let at = from.len() - rest.len();
-    for (d, s) in to[at..].chunks_exact_mut(4).zip(rest.chunks_exact(4)) {
-        let s: &[u8; 4] = s.try_into().expect("4 bytes");
-        d.copy_from_slice(s);
+    while i + 4 <= n {
+        let s: &[u8; 4] = from[i..].first_chunk().expect("4 bytes");
+        *to[i..].first_chunk_mut().expect("4 bytes") = *s;
+        i += 4;
     }
 }
 
