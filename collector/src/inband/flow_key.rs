@@ -6,11 +6,21 @@ use std::net::IpAddr;
 
 use crate::decode::FiveTuple;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Eq)]
 pub(super) struct FlowKey {
     /// First, so that unequal keys usually differ on the first word compared.
     hash: u64,
     words: [u64; 5],
+}
+
+impl PartialEq for FlowKey {
+    /// Word by word without branching (a derived comparison of the array calls `bcmp`).
+    #[inline(always)]
+    fn eq(&self, o: &Self) -> bool {
+        let w = &self.words;
+        let v = &o.words;
+        self.hash == o.hash && ((w[0] ^ v[0]) | (w[1] ^ v[1]) | (w[2] ^ v[2]) | (w[3] ^ v[3]) | (w[4] ^ v[4])) == 0
+    }
 }
 
 impl Hash for FlowKey {
@@ -19,9 +29,25 @@ impl Hash for FlowKey {
     }
 }
 
-/// Packs and hashes flows with a seed chosen per state (foldhash's random seed).
-#[derive(Clone, Default)]
-pub(super) struct FlowKeys(foldhash::fast::RandomState);
+/// Packs and hashes flows with seeds chosen per state (drawn from foldhash's random
+/// state). The hash is foldhash's folded multiply over pairs of words: three
+/// independent products and one to combine them, instead of a chain of five.
+#[derive(Clone)]
+pub(super) struct FlowKeys([u64; 7]);
+
+impl Default for FlowKeys {
+    fn default() -> Self {
+        let r = foldhash::fast::RandomState::default();
+        // Odd seeds, so that no product can be zeroed by a seed alone.
+        FlowKeys(std::array::from_fn(|i| r.hash_one(i as u64) | 1))
+    }
+}
+
+#[inline(always)]
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let p = a as u128 * b as u128;
+    p as u64 ^ (p >> 64) as u64
+}
 
 impl FlowKeys {
     #[inline]
@@ -37,7 +63,11 @@ impl FlowKeys {
             dst as u64,
             f.proto as u64 | (f.sport as u64) << 8 | (f.dport as u64) << 24 | family << 40,
         ];
-        FlowKey { hash: self.0.hash_one(words), words }
+        let s = &self.0;
+        let a = folded_multiply(words[0] ^ s[0], words[1] ^ s[1]);
+        let b = folded_multiply(words[2] ^ s[2], words[3] ^ s[3]);
+        let c = folded_multiply(words[4] ^ s[4], s[5]);
+        FlowKey { hash: folded_multiply(a ^ c, b ^ s[6]), words }
     }
 }
 

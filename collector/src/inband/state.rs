@@ -14,12 +14,14 @@
 use std::collections::HashMap;
 
 mod filter_view;
+mod stack_mask;
 pub use filter_view::{FlowView, LinkView, QueueView};
+use stack_mask::{NO_LAYOUT, STACK_WORDS, StackMasks, stack_layout, stack_word};
 
 use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
 use super::table::Table;
 use crate::decode::FiveTuple;
-use crate::decode::int::instructions::{Plan, be32, be64, field};
+use crate::decode::int::instructions::{be64, field};
 use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, RawStack, ReportBuf, ReportVersion};
 
 /// Interval widths: a value's interval is `value / width`; an event fires when a new
@@ -177,6 +179,14 @@ struct FlowEntry {
     /// Hops of that report.
     slot_hops: u8,
     has_latency: bool,
+    /// Every key of every hop of that report was found or added (none refused).
+    slots_complete: bool,
+    /// Version and bitmap of that report's stack ([`stack_layout`]) when `stack`
+    /// holds it, else `NO_LAYOUT`.
+    slot_layout: u32,
+    /// That report's hop stack, raw, with every byte the state does not read zeroed
+    /// ([`StackMasks`]): what the short way compares a new stack with.
+    stack: [u64; STACK_WORDS],
     /// Where each stack position's link and queue entries were found last time, so an
     /// unchanged path is applied without hashing; valid for `slots_generation`.
     slots: [HopSlots; MAX_HOPS],
@@ -187,15 +197,14 @@ struct FlowEntry {
 }
 
 const NO_SLOT: u32 = u32::MAX;
-
-/// One hop's keys, the table indices they were found at, and the hop's values.
+/// One hop's values and the table indices its link, queue and congestion-queue entries
+/// were found at (`NO_SLOT`: the hop has no such key, or it was refused). The keys are
+/// those of `values` ((switch, egress port), (switch, queue id), (switch, congestion
+/// queue id)), so they are not stored twice.
 #[derive(Clone, Copy, Debug)]
 struct HopSlots {
-    link_key: (u32, u16),
     link: u32,
-    queue_key: (u32, u8),
     queue: u32,
-    cqueue_key: (u32, u8),
     cqueue: u32,
     /// Every key the hop has was found or added (none refused).
     complete: bool,
@@ -204,15 +213,41 @@ struct HopSlots {
 
 impl HopSlots {
     const NONE: HopSlots = HopSlots {
-        link_key: (0, 0),
         link: NO_SLOT,
-        queue_key: (0, 0),
         queue: NO_SLOT,
-        cqueue_key: (0, 0),
         cqueue: NO_SLOT,
         complete: false,
         values: HopValues { switch_id: 0, egress_port: 0, hop_latency: 0, tx_utilization: 0, queue_id: 0, queue_occupancy: 0, congestion_queue_id: 0, queue_congestion: 0 },
     };
+}
+
+/// Which per-switch keys a hop with these fields updates, and with what.
+#[derive(Clone, Copy)]
+struct HopUse {
+    /// (switch, egress port): ports and utilisation both carried.
+    link: bool,
+    /// (switch, queue id) gets the occupancy...
+    queue: bool,
+    /// ... and the congestion too, when both are carried for the same queue.
+    queue_congestion: bool,
+    /// (switch, congestion queue id) gets the congestion alone.
+    cqueue: bool,
+}
+
+impl HopUse {
+    #[inline(always)]
+    fn of(fields: u16, h: &HopValues) -> HopUse {
+        let occ = fields & field::QUEUE_OCCUPANCY != 0;
+        let con = fields & field::QUEUE_CONGESTION != 0;
+        // Occupancy and congestion of one queue share its entry (and its push time).
+        let same = occ && con && h.queue_id == h.congestion_queue_id;
+        HopUse {
+            link: fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION,
+            queue: occ,
+            queue_congestion: same,
+            cqueue: con && !same,
+        }
+    }
 }
 
 /// What the state reads from a hop.
@@ -229,27 +264,6 @@ struct HopValues {
 }
 
 impl HopValues {
-    /// The values of a hop still in packet bytes (as `InstructionSet::read_hop` would
-    /// read them, absent fields 0).
-    #[inline(always)]
-    fn read(plan: &Plan, b: &[u8]) -> HopValues {
-        let f = plan.fields;
-        let r32 = |fl: u16| if f & fl != 0 { be32(&b[plan.offset(fl)..]) } else { 0 };
-        let ports = r32(field::L1_PORTS);
-        let queue = r32(field::QUEUE_OCCUPANCY);
-        let congestion = r32(field::QUEUE_CONGESTION);
-        HopValues {
-            switch_id: r32(field::SWITCH_ID),
-            egress_port: ports as u16,
-            hop_latency: r32(field::HOP_LATENCY),
-            tx_utilization: r32(field::TX_UTILIZATION),
-            queue_id: (queue >> 24) as u8,
-            queue_occupancy: queue & 0x00ff_ffff,
-            congestion_queue_id: (congestion >> 24) as u8,
-            queue_congestion: congestion & 0x00ff_ffff,
-        }
-    }
-
     #[inline(always)]
     fn of(h: &HopMetadata) -> HopValues {
         HopValues {
@@ -299,6 +313,7 @@ pub struct IntState {
     flows: HashMap<FlowKey, FlowEntry, StoredHashes>,
     flow_keys: FlowKeys,
     sw: SwitchTables,
+    masks: StackMasks,
     pub counters: StateCounters,
     last_sweep_ns: u64,
 }
@@ -322,6 +337,7 @@ impl IntState {
             flows: HashMap::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
             flow_keys: FlowKeys::default(),
             sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
+            masks: StackMasks::new(),
             cfg,
             counters: StateCounters::default(),
             last_sweep_ns: 0,
@@ -347,6 +363,13 @@ impl IntState {
     /// Applies one report received at `now_ns`; events go to `emit`.
     #[inline]
     pub fn apply(&mut self, r: &IntReport, now_ns: u64, emit: &mut impl FnMut(IntEvent)) {
+        self.apply_report(r, None, now_ns, emit);
+    }
+
+    /// [`IntState::apply`]; `stack`: the report's hops as raw bytes too, kept with the
+    /// flow for the short way of the next report.
+    #[inline]
+    fn apply_report(&mut self, r: &IntReport, stack: Option<&RawStack>, now_ns: u64, emit: &mut impl FnMut(IntEvent)) {
         self.counters.reports += 1;
         let ts = report_time_ns(r, now_ns);
         let mut events = 0u64;
@@ -373,7 +396,7 @@ impl IntState {
             if r.hop_fields & field::SWITCH_ID == 0 {
                 self.counters.reports_without_switch_id += 1;
             } else if let Some(flow) = r.flow {
-                self.apply_flow(flow, r, now_ns, ts, &mut out);
+                self.apply_flow(flow, r, stack, now_ns, ts, &mut out);
             } else {
                 for h in r.hops() {
                     self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now_ns, ts, &mut out, &mut { HopSlots::NONE });
@@ -397,6 +420,12 @@ impl IntState {
                 return;
             }
             buf.read_hops();
+            let (first, raw) = buf.first_with_stack();
+            self.apply_report(first, Some(raw), now_ns, emit);
+            for r in &buf.reports()[1..] {
+                self.apply(r, now_ns, emit);
+            }
+            return;
         }
         for r in buf.reports() {
             self.apply(r, now_ns, emit);
@@ -416,18 +445,30 @@ impl IntState {
         let Some(e) = self.flows.get_mut(&key) else { return false };
         let n = r.hop_count as usize;
         let plan = &raw.plan;
+        let layout = stack_layout(r.version, plan.bitmap);
         if n == 0
+            || e.slot_layout != layout
             || e.slot_fields != r.hop_fields
             || e.slot_hops as usize != n
-                        || e.slots_generation != generation
+            || !e.slots_complete
+            || e.slots_generation != generation
             || now.saturating_sub(e.last_push_ns) >= self.cfg.push_interval_ns
         {
             return false;
         }
-        for (i, slots) in e.slots[..n].iter().enumerate() {
-            if !slots.complete || HopValues::read(plan, &raw.bytes[i * plan.hop_bytes..]) != slots.values {
-                return false;
-            }
+        // The bytes the state reads of every hop, against the flow's last stack.
+        let len = n * plan.hop_bytes;
+        let mask = self.masks.get(layout, plan);
+        let full = len / 8;
+        let mut diff = 0u64;
+        for ((w, m), last) in raw.bytes[..full * 8].chunks_exact(8).zip(&mask[..full]).zip(&e.stack[..full]) {
+            diff |= (u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m) ^ last;
+        }
+        if len % 8 != 0 {
+            diff |= (stack_word(raw, full, len) & mask[full]) ^ e.stack[full];
+        }
+        if diff != 0 {
+            return false;
         }
         // As report_time_ns: v1.0 stamps with the sink hop's egress timestamp.
         let ts = if r.version != ReportVersion::V05 && r.hop_fields & field::EGRESS_TS != 0 {
@@ -444,15 +485,14 @@ impl IntState {
             emit(ev)
         };
         e.last_seen_ns = now;
-        for slots in e.slots[..n].iter_mut() {
-            let v = slots.values;
-            self.sw.apply_hop(&self.cfg, &mut self.counters, &v, r.hop_fields, now, ts, &mut out, slots);
+        for slots in &e.slots[..n] {
+            self.sw.apply_hop_cached(&self.cfg, slots, r.hop_fields, now, ts, &mut out);
         }
         self.counters.events += events;
         true
     }
 
-    fn apply_flow(&mut self, flow: FiveTuple, r: &IntReport, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    fn apply_flow(&mut self, flow: FiveTuple, r: &IntReport, stack: Option<&RawStack>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
         let w = self.cfg.widths;
         let n = r.hop_count as usize;
         let mut path = Path { len: n as u8, switches: [0; MAX_HOPS] };
@@ -481,6 +521,21 @@ impl IntState {
                 }
                 e.slot_fields = r.hop_fields;
                 e.slot_hops = n as u8;
+                e.slots_complete = e.slots[..n].iter().all(|s| s.complete);
+                e.slot_layout = NO_LAYOUT;
+                if let Some(raw) = stack {
+                    let layout = stack_layout(r.version, raw.plan.bitmap);
+                    let len = n * raw.plan.hop_bytes;
+                    let mask = self.masks.get(layout, &raw.plan);
+                    let full = len / 8;
+                    for ((last, w), m) in e.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
+                        *last = u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m;
+                    }
+                    if len % 8 != 0 {
+                        e.stack[full] = stack_word(raw, full, len) & mask[full];
+                    }
+                    e.slot_layout = layout;
+                }
                 e
             }
             None => {
@@ -506,6 +561,9 @@ impl IntState {
                     slots_generation: generation,
                     slot_fields: 0,
                     slot_hops: 0,
+                    slots_complete: false,
+                    slot_layout: NO_LAYOUT,
+                    stack: [0; STACK_WORDS],
                 });
                 out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
                 if has_latency {
@@ -610,28 +668,23 @@ impl IntState {
 
 impl SwitchTables {
     /// Per-switch keys of one hop's metadata. `slots`: where this hop's keys were found
-    /// for the same flow last time (checked against the keys before use; `NONE` when
-    /// there is no such flow), updated here.
+    /// for the same flow last time (used when the keys are the same; `NONE` when there
+    /// is no such flow), updated here.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopValues, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slots: &mut HopSlots) {
-        slots.values = *h;
+        // The keys the cached indices were found at.
+        let old = slots.values;
+        let u = HopUse::of(fields, h);
         let mut complete = true;
-        let w = cfg.widths;
-        let push_every = cfg.push_interval_ns;
-        if fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION {
+        let mut link = NO_SLOT;
+        if u.link {
             let key = (h.switch_id, h.egress_port);
-            let v = h.tx_utilization as u64;
-            let kind = EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization };
-            let found = if slots.link != NO_SLOT && slots.link_key == key { Some(slots.link) } else { self.links.find(&key) };
-            let at = match found {
+            let cached = slots.link != NO_SLOT && (old.switch_id, old.egress_port) == key;
+            let found = if cached { Some(slots.link) } else { self.links.find(&key) };
+            link = match found {
                 Some(i) => {
-                    let e = self.links.at(i);
-                    e.last_seen_ns = now;
-                    let crossed = e.util.update(v, w.link_utilization);
-                    if let Some(cause) = due(crossed, &mut e.last_push_ns, now, push_every) {
-                        out(IntEvent { ts_ns: ts, cause, kind });
-                    }
+                    self.update_link(cfg, i, h, now, ts, out);
                     i
                 }
                 None if self.links.len() >= cfg.max_ports => {
@@ -639,87 +692,70 @@ impl SwitchTables {
                     NO_SLOT
                 }
                 None => {
-                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(v, w.link_utilization), last_seen_ns: now, last_push_ns: now });
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind });
+                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(h.tx_utilization as u64, cfg.widths.link_utilization), last_seen_ns: now, last_push_ns: now });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: link_kind(h) });
                     i
                 }
             };
-            slots.link_key = key;
-            slots.link = at;
-            complete = at != NO_SLOT;
+            complete = link != NO_SLOT;
         }
         let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
-        let occ = (fields & field::QUEUE_OCCUPANCY != 0).then_some(h.queue_occupancy);
-        let con = (fields & field::QUEUE_CONGESTION != 0).then_some(h.queue_congestion);
-        // Occupancy and congestion of one queue share its entry (and its push time).
-        let qslot = (&mut slots.queue_key, &mut slots.queue);
-        let cslot = (&mut slots.cqueue_key, &mut slots.cqueue);
-        let queues_found = match (occ, con) {
-            (None, None) => true,
-            (Some(_), Some(_)) if h.queue_id != h.congestion_queue_id => {
-                let a = self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, None, now, ts, out, qslot);
-                let b = self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot);
-                a && b
-            }
-            (None, Some(_)) => self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, con, now, ts, out, cslot),
-            _ => self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, occ, con, now, ts, out, qslot),
-        };
-        slots.complete = complete && queues_found;
+        let mut queue = NO_SLOT;
+        let mut cqueue = NO_SLOT;
+        if u.queue {
+            let cached = slots.queue != NO_SLOT && (old.switch_id, old.queue_id) == (h.switch_id, h.queue_id);
+            let con = u.queue_congestion.then_some(h.queue_congestion);
+            queue = self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out, cached.then_some(slots.queue));
+            complete &= queue != NO_SLOT;
+        }
+        if u.cqueue {
+            let cached = slots.cqueue != NO_SLOT && (old.switch_id, old.congestion_queue_id) == (h.switch_id, h.congestion_queue_id);
+            cqueue = self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out, cached.then_some(slots.cqueue));
+            complete &= cqueue != NO_SLOT;
+        }
+        *slots = HopSlots { link, queue, cqueue, complete, values: *h };
     }
 
+    /// [`SwitchTables::apply_hop`] for a hop whose values, fields and keys are those it
+    /// had when `slots` was filled, every key found (`complete`), and no table index
+    /// moved since: the entries are updated at their indices, the same events emitted.
+    #[inline(always)]
+    fn apply_hop_cached(&mut self, cfg: &StateConfig, slots: &HopSlots, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let h = &slots.values;
+        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
+        if slots.link != NO_SLOT {
+            self.update_link(cfg, slots.link, h, now, ts, out);
+        }
+        if slots.queue != NO_SLOT {
+            let con = (fields & field::QUEUE_CONGESTION != 0 && h.queue_id == h.congestion_queue_id).then_some(h.queue_congestion);
+            update_queue(cfg, self.queues.at(slots.queue), h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out);
+        }
+        if slots.cqueue != NO_SLOT {
+            update_queue(cfg, self.queues.at(slots.cqueue), h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out);
+        }
+    }
+
+    #[inline(always)]
+    fn update_link(&mut self, cfg: &StateConfig, i: u32, h: &HopValues, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let e = self.links.at(i);
+        e.last_seen_ns = now;
+        let crossed = e.util.update(h.tx_utilization as u64, cfg.widths.link_utilization);
+        if let Some(cause) = due(crossed, &mut e.last_push_ns, now, cfg.push_interval_ns) {
+            out(IntEvent { ts_ns: ts, cause, kind: link_kind(h) });
+        }
+    }
+
+    /// One queue key; returns its index (`NO_SLOT` when refused). `cached`: its index,
+    /// when known.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slot: (&mut (u32, u8), &mut u32)) -> bool {
+    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), cached: Option<u32>) -> u32 {
         let w = cfg.widths;
-        let push_every = cfg.push_interval_ns;
         let key = (switch, queue);
-        let occ_kind = |v: u32| EventKind::QueueOccupancy { switch, queue, port, occupancy: v };
-        let con_kind = |v: u32| EventKind::QueueCongestion { switch, queue, congestion: v };
-        let found = if *slot.1 != NO_SLOT && *slot.0 == key { Some(*slot.1) } else { self.queues.find(&key) };
-        let at = match found {
+        let found = if cached.is_some() { cached } else { self.queues.find(&key) };
+        match found {
             Some(i) => {
-                let e = self.queues.at(i);
-                e.last_seen_ns = now;
-                let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
-                if periodic {
-                    e.last_push_ns = now;
-                }
-                if let Some(v) = occupancy {
-                    let cause = match &mut e.occupancy {
-                        Some(t) => {
-                            if t.update(v as u64, w.queue_occupancy) {
-                                Some(Cause::Interval)
-                            } else {
-                                periodic.then_some(Cause::Periodic)
-                            }
-                        }
-                        None => {
-                            e.occupancy = Some(Tracked::new(v as u64, w.queue_occupancy));
-                            Some(Cause::NewKey)
-                        }
-                    };
-                    if let Some(cause) = cause {
-                        out(IntEvent { ts_ns: ts, cause, kind: occ_kind(v) });
-                    }
-                }
-                if let Some(v) = congestion {
-                    let cause = match &mut e.congestion {
-                        Some(t) => {
-                            if t.update(v as u64, w.queue_congestion) {
-                                Some(Cause::Interval)
-                            } else {
-                                periodic.then_some(Cause::Periodic)
-                            }
-                        }
-                        None => {
-                            e.congestion = Some(Tracked::new(v as u64, w.queue_congestion));
-                            Some(Cause::NewKey)
-                        }
-                    };
-                    if let Some(cause) = cause {
-                        out(IntEvent { ts_ns: ts, cause, kind: con_kind(v) });
-                    }
-                }
+                update_queue(cfg, self.queues.at(i), switch, queue, port, occupancy, congestion, now, ts, out);
                 i
             }
             None if self.queues.len() >= cfg.max_queues => {
@@ -734,17 +770,67 @@ impl SwitchTables {
                     last_push_ns: now,
                 });
                 if let Some(v) = occupancy {
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: occ_kind(v) });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
                 }
                 if let Some(v) = congestion {
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: con_kind(v) });
+                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
                 }
                 i
             }
+        }
+    }
+}
+
+#[inline(always)]
+fn link_kind(h: &HopValues) -> EventKind {
+    EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization }
+}
+
+/// A queue key that exists: its values, last-seen and push times.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    let w = cfg.widths;
+    e.last_seen_ns = now;
+    let periodic = now.saturating_sub(e.last_push_ns) >= cfg.push_interval_ns;
+    if periodic {
+        e.last_push_ns = now;
+    }
+    if let Some(v) = occupancy {
+        let cause = match &mut e.occupancy {
+            Some(t) => {
+                if t.update(v as u64, w.queue_occupancy) {
+                    Some(Cause::Interval)
+                } else {
+                    periodic.then_some(Cause::Periodic)
+                }
+            }
+            None => {
+                e.occupancy = Some(Tracked::new(v as u64, w.queue_occupancy));
+                Some(Cause::NewKey)
+            }
         };
-        *slot.0 = key;
-        *slot.1 = at;
-        at != NO_SLOT
+        if let Some(cause) = cause {
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
+        }
+    }
+    if let Some(v) = congestion {
+        let cause = match &mut e.congestion {
+            Some(t) => {
+                if t.update(v as u64, w.queue_congestion) {
+                    Some(Cause::Interval)
+                } else {
+                    periodic.then_some(Cause::Periodic)
+                }
+            }
+            None => {
+                e.congestion = Some(Tracked::new(v as u64, w.queue_congestion));
+                Some(Cause::NewKey)
+            }
+        };
+        if let Some(cause) = cause {
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
+        }
     }
 }
 

@@ -309,7 +309,7 @@ pub fn flow_entry(state: &IntState, head: &RecordHead, r: &IntReport, clocks: &C
     if n == 0 || n > MAX_HOPS || flow_key(&flow)? != head.key {
         return None;
     }
-    let plan: Plan = if version == 0 { V05.plan(head.shape.bitmap).ok()? } else { V1_V2.plan(head.shape.bitmap).ok()? };
+    let plan: Plan = if version == 0 { *V05.plan(head.shape.bitmap).ok()? } else { *V1_V2.plan(head.shape.bitmap).ok()? };
     if plan.fields != r.hop_fields {
         return None;
     }

@@ -180,13 +180,15 @@ impl InstructionSet {
 
     /// Checks the bitmap: unknown bits are rejected (their width is unknown, so the
     /// stack cannot be walked).
-    #[inline]
-    pub fn plan(&self, bitmap: u16) -> Result<Plan, IntError> {
+    /// The plan is returned by reference: a `Result<Plan>` returned through memory
+    /// was read back before its stores had completed, which stalled every packet.
+    #[inline(always)]
+    pub fn plan(&'static self, bitmap: u16) -> Result<&'static Plan, IntError> {
         let t = self.plans.get_or_init(|| self.plan_table());
         if bitmap & !t.known_mask != 0 {
             return Err(IntError::UnknownInstructionBits);
         }
-        Ok(t.plans[plan_index(bitmap)])
+        Ok(&t.plans[plan_index(bitmap)])
     }
 
     fn plan_table(&self) -> PlanTable {
@@ -320,7 +322,7 @@ mod tests {
                 match set.plan(bitmap) {
                     Ok(p) => {
                         assert_eq!(bitmap & !set.known_mask(), 0);
-                        assert_eq!(p, set.compute_plan(bitmap), "{} {bitmap:#06x}", set.name);
+                        assert_eq!(*p, set.compute_plan(bitmap), "{} {bitmap:#06x}", set.name);
                         assert_eq!(p.bitmap, bitmap);
                     }
                     Err(e) => {

@@ -260,6 +260,11 @@ impl ReportBuf {
         self.stack.pending.then(|| (&self.reports[0], &*self.stack))
     }
 
+    /// The first report, its hops read, and the raw stack they were read from.
+    pub(crate) fn first_with_stack(&self) -> (&IntReport, &RawStack) {
+        (&self.reports()[0], &*self.stack)
+    }
+
     /// Reads the hops of a raw stack into the report.
     pub fn read_hops(&mut self) {
         if !self.stack.pending {
@@ -282,6 +287,7 @@ impl ReportBuf {
 
     /// The next report slot, reset for `version`, and the raw stack when it may keep
     /// this report's (the only report of a v0.5/v1.0 packet).
+    #[inline(always)]
     fn push(&mut self, version: ReportVersion) -> Result<(&mut IntReport, Option<&mut RawStack>), IntError> {
         if self.len == MAX_REPORTS {
             return Err(IntError::TooManyReports);
@@ -291,6 +297,25 @@ impl ReportBuf {
         r.reset(version);
         let raw = (self.stack.enabled && version != ReportVersion::V2).then_some(&mut *self.stack);
         Ok((r, raw))
+    }
+}
+
+/// Copies a stack of at most [`RAW_STACK_MAX`] bytes, a multiple of 4, in place (a
+/// `copy_from_slice` of a length known only at run time is a call to `memmove`).
+#[inline(always)]
+fn copy_stack(to: &mut [u8; RAW_STACK_MAX + 8], from: &[u8]) {
+    let n = from.len();
+    debug_assert!(n <= RAW_STACK_MAX && n % 4 == 0);
+    let mut i = 0;
+    while i + 32 <= n {
+        let s: &[u8; 32] = from[i..].first_chunk().expect("32 bytes");
+        *to[i..].first_chunk_mut().expect("32 bytes") = *s;
+        i += 32;
+    }
+    while i + 4 <= n {
+        let s: &[u8; 4] = from[i..].first_chunk().expect("4 bytes");
+        *to[i..].first_chunk_mut().expect("4 bytes") = *s;
+        i += 4;
     }
 }
 
@@ -503,19 +528,15 @@ impl IntDecoder {
     /// ports. On error `out` is empty.
     pub fn decode_frame(&self, frame: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
         out.clear();
-        let (l4, _) = packet::parse_ethernet(frame).map_err(|_| IntError::OuterMalformed)?;
-        let pkt = l4.ok_or(IntError::OuterMalformed)?;
-        if pkt.tuple.proto != packet::UDP {
-            return Err(IntError::OuterMalformed);
-        }
-        let port = pkt.tuple.dport;
+        let (port, payload) = packet::outer_udp(frame).ok_or(IntError::OuterMalformed)?;
         if port != self.first_port && self.ports[port as usize / 64] & (1 << (port % 64)) == 0 {
             return Err(IntError::NotReportPort);
         }
-        self.decode_payload(pkt.payload, out)
+        self.decode_payload(payload, out)
     }
 
     /// Decodes the UDP payload of a report datagram. On error `out` is empty.
+    #[inline]
     pub fn decode_payload(&self, payload: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
         out.clear();
         let r = self.decode_versions(payload, out);
@@ -525,6 +546,7 @@ impl IntDecoder {
         r
     }
 
+    #[inline(always)]
     fn decode_versions(&self, p: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
         let b0 = *p.first().ok_or(IntError::ReportHeaderTruncated)?;
         match b0 >> 4 {
@@ -553,6 +575,7 @@ impl IntDecoder {
 
     /// Checks a stack of `stack_len` bytes against the plan and reads its hops (or keeps
     /// them raw in `raw`).
+    #[inline(always)]
     fn read_stack(
         &self,
         set: &'static instructions::InstructionSet,
@@ -569,7 +592,7 @@ impl IntDecoder {
         let len = hops * plan.hop_bytes;
         match raw {
             Some(raw) if len <= RAW_STACK_MAX && plan.hop_bytes > 0 => {
-                raw.bytes[..len].copy_from_slice(&stack[..len]);
+                copy_stack(&mut raw.bytes, &stack[..len]);
                 raw.set = set;
                 raw.plan = *plan;
                 raw.pending = true;

@@ -31,8 +31,55 @@ pub enum PacketError {
     Unsupported,
 }
 
+/// The outer headers of a report frame: Ethernet (up to two VLAN tags), IPv4 or IPv6,
+/// UDP; the destination port and the UDP payload. None for anything else, where
+/// [`parse_ethernet`] would fail, find no IP or find another transport. Reads only
+/// what it returns (no 5-tuple is built).
+#[inline(always)]
+pub fn outer_udp(f: &[u8]) -> Option<(u16, &[u8])> {
+    if f.len() < 14 {
+        return None;
+    }
+    let mut off = 12;
+    let mut ty = be16(&f[off..]);
+    let mut tags = 0;
+    while (ty == ETH_VLAN || ty == ETH_QINQ) && tags < 2 {
+        off += 4;
+        if f.len() < off + 2 {
+            return None;
+        }
+        ty = be16(&f[off..]);
+        tags += 1;
+    }
+    let p = &f[off + 2..];
+    let t = match ty {
+        ETH_IPV4 => {
+            if p.len() < 20 || p[0] >> 4 != 4 || p[9] != UDP {
+                return None;
+            }
+            let ihl = (p[0] & 0x0f) as usize * 4;
+            // Later fragments carry no transport header.
+            if ihl < 20 || p.len() < ihl || be16(&p[6..]) & 0x1fff != 0 {
+                return None;
+            }
+            &p[ihl..]
+        }
+        ETH_IPV6 => {
+            if p.len() < 40 || p[0] >> 4 != 6 || p[6] != UDP {
+                return None;
+            }
+            &p[40..]
+        }
+        _ => return None,
+    };
+    if t.len() < 8 {
+        return None;
+    }
+    Some((be16(&t[2..]), &t[8..]))
+}
+
 /// Ethernet (up to two VLAN tags) then IP. `Ok((None, rest))` for a non-IP frame.
-#[inline]
+#[inline(always)]
 pub fn parse_ethernet(f: &[u8]) -> Result<(Option<L4<'_>>, &[u8]), PacketError> {
     if f.len() < 14 {
         return Err(PacketError::Truncated);
@@ -56,7 +103,7 @@ pub fn parse_ethernet(f: &[u8]) -> Result<(Option<L4<'_>>, &[u8]), PacketError> 
     }
 }
 
-#[inline]
+#[inline(always)]
 pub fn parse_ipv4(p: &[u8]) -> Result<L4<'_>, PacketError> {
     if p.len() < 20 {
         return Err(PacketError::Truncated);
@@ -80,7 +127,7 @@ pub fn parse_ipv4(p: &[u8]) -> Result<L4<'_>, PacketError> {
     parse_l4(p[9], src, dst, p[1] >> 2, &p[ihl..])
 }
 
-#[inline]
+#[inline(always)]
 pub fn parse_ipv6(p: &[u8]) -> Result<L4<'_>, PacketError> {
     if p.len() < 40 {
         return Err(PacketError::Truncated);
@@ -102,7 +149,7 @@ pub fn parse_ipv6(p: &[u8]) -> Result<L4<'_>, PacketError> {
     )
 }
 
-#[inline]
+#[inline(always)]
 fn parse_l4(proto: u8, src: IpAddr, dst: IpAddr, dscp: u8, t: &[u8]) -> Result<L4<'_>, PacketError> {
     let hdr = match proto {
         UDP => 8,
@@ -143,7 +190,7 @@ pub enum Inner {
 }
 
 /// Parses the monitored packet a report carries, down to its transport payload.
-#[inline]
+#[inline(always)]
 pub fn parse_inner(kind: Inner, p: &[u8]) -> Result<L4<'_>, super::IntError> {
     use super::IntError;
     let r = match kind {
@@ -155,4 +202,65 @@ pub fn parse_inner(kind: Inner, p: &[u8]) -> Result<L4<'_>, super::IntError> {
         PacketError::Truncated => IntError::InnerTruncated,
         PacketError::Unsupported => IntError::InnerUnsupported,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What `outer_udp` must agree with: the full parse, then "is it UDP".
+    fn by_full_parse(f: &[u8]) -> Option<(u16, &[u8])> {
+        let l4 = parse_ethernet(f).ok()?.0?;
+        (l4.tuple.proto == UDP).then_some((l4.tuple.dport, l4.payload))
+    }
+
+    /// Ethernet (0-3 VLAN tags), IPv4 or IPv6 (or another type), a transport, with
+    /// fields drawn around the values that matter, cut anywhere.
+    fn frames() -> impl Strategy<Value = Vec<u8>> {
+        (
+            0usize..4,
+            prop::sample::select(vec![ETH_IPV4, ETH_IPV6, 0x0806]),
+            prop::sample::select(vec![0x45u8, 0x46, 0x44, 0x4f, 0x65, 0x60]),
+            prop::sample::select(vec![UDP, TCP, 1]),
+            any::<bool>(),
+            prop::collection::vec(any::<u8>(), 0..80),
+            0usize..200,
+        )
+            .prop_map(|(tags, ty, b0, proto, fragment, body, cut)| {
+                let mut f = vec![0u8; 12];
+                for _ in 0..tags {
+                    f.extend_from_slice(&ETH_VLAN.to_be_bytes());
+                    f.extend_from_slice(&[0, 7]);
+                }
+                f.extend_from_slice(&ty.to_be_bytes());
+                if ty == ETH_IPV6 {
+                    let mut h = vec![b0 & 0xf0; 40];
+                    h[6] = proto;
+                    f.extend_from_slice(&h);
+                } else {
+                    let mut h = vec![0u8; ((b0 & 0x0f) as usize * 4).max(20)];
+                    h[0] = b0;
+                    h[7] = fragment as u8;
+                    h[9] = proto;
+                    f.extend_from_slice(&h);
+                }
+                f.extend_from_slice(&body);
+                f.truncate(cut.min(f.len()));
+                f
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn outer_udp_agrees_with_the_full_parse(f in frames()) {
+            prop_assert_eq!(outer_udp(&f), by_full_parse(&f));
+        }
+
+        #[test]
+        fn outer_udp_agrees_on_any_bytes(f in prop::collection::vec(any::<u8>(), 0..100)) {
+            prop_assert_eq!(outer_udp(&f), by_full_parse(&f));
+        }
+    }
 }

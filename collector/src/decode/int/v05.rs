@@ -24,6 +24,7 @@ const TAIL_LEN: usize = 4;
 /// INT v0.5 shim type of hop-by-hop INT.
 pub const SHIM_TYPE_HOP_BY_HOP: u8 = 1;
 
+#[inline(always)]
 pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
     if p.len() < REPORT_HEADER_LEN {
         return Err(IntError::ReportHeaderTruncated);

@@ -21,6 +21,7 @@ const SHIM_LEN: usize = 4;
 const MD_LEN: usize = 8;
 pub const SHIM_TYPE_HOP_BY_HOP: u8 = 1;
 
+#[inline(always)]
 pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntError> {
     let hdr_len = (p[0] & 0x0f) as usize * 4;
     if p.len() < hdr_len {
