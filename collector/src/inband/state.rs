@@ -797,39 +797,33 @@ fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, p
         e.last_push_ns = now;
     }
     if let Some(v) = occupancy {
-        let cause = match &mut e.occupancy {
-            Some(t) => {
-                if t.update(v as u64, w.queue_occupancy) {
-                    Some(Cause::Interval)
-                } else {
-                    periodic.then_some(Cause::Periodic)
-                }
-            }
-            None => {
-                e.occupancy = Some(Tracked::new(v as u64, w.queue_occupancy));
-                Some(Cause::NewKey)
-            }
-        };
-        if let Some(cause) = cause {
+        if let Some(cause) = track_optional(&mut e.occupancy, v as u64, w.queue_occupancy, periodic) {
             out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
         }
     }
     if let Some(v) = congestion {
-        let cause = match &mut e.congestion {
-            Some(t) => {
-                if t.update(v as u64, w.queue_congestion) {
-                    Some(Cause::Interval)
-                } else {
-                    periodic.then_some(Cause::Periodic)
-                }
-            }
-            None => {
-                e.congestion = Some(Tracked::new(v as u64, w.queue_congestion));
-                Some(Cause::NewKey)
-            }
-        };
-        if let Some(cause) = cause {
+        if let Some(cause) = track_optional(&mut e.congestion, v as u64, w.queue_congestion, periodic) {
             out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
+        }
+    }
+}
+
+/// A value a key may or may not carry yet (a queue's occupancy, its congestion): tracked
+/// from its first report on (a new key), then an event when it crosses its interval or
+/// the key's periodic push is due.
+#[inline(always)]
+fn track_optional(slot: &mut Option<Tracked>, v: u64, width: u64, periodic: bool) -> Option<Cause> {
+    match slot {
+        Some(t) => {
+            if t.update(v, width) {
+                Some(Cause::Interval)
+            } else {
+                periodic.then_some(Cause::Periodic)
+            }
+        }
+        None => {
+            *slot = Some(Tracked::new(v, width));
+            Some(Cause::NewKey)
         }
     }
 }

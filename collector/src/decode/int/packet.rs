@@ -31,14 +31,11 @@ pub enum PacketError {
     Unsupported,
 }
 
-/// The outer headers of a report frame: Ethernet (up to two VLAN tags), IPv4 or IPv6,
-/// UDP; the destination port and the UDP payload. None for anything else, where
-/// [`parse_ethernet`] would fail, find no IP or find another transport. Reads only
-/// what it returns (no 5-tuple is built).
+/// Ethernet with up to two VLAN tags: the inner EtherType and what follows it.
 #[inline(always)]
-pub fn outer_udp(f: &[u8]) -> Option<(u16, &[u8])> {
+fn ethernet_payload(f: &[u8]) -> Result<(u16, &[u8]), PacketError> {
     if f.len() < 14 {
-        return None;
+        return Err(PacketError::Truncated);
     }
     let mut off = 12;
     let mut ty = be16(&f[off..]);
@@ -46,12 +43,21 @@ pub fn outer_udp(f: &[u8]) -> Option<(u16, &[u8])> {
     while (ty == ETH_VLAN || ty == ETH_QINQ) && tags < 2 {
         off += 4;
         if f.len() < off + 2 {
-            return None;
+            return Err(PacketError::Truncated);
         }
         ty = be16(&f[off..]);
         tags += 1;
     }
-    let p = &f[off + 2..];
+    Ok((ty, &f[off + 2..]))
+}
+
+/// The outer headers of a report frame: Ethernet (up to two VLAN tags), IPv4 or IPv6,
+/// UDP; the destination port and the UDP payload. None for anything else, where
+/// [`parse_ethernet`] would fail, find no IP or find another transport. Reads only
+/// what it returns (no 5-tuple is built).
+#[inline(always)]
+pub fn outer_udp(f: &[u8]) -> Option<(u16, &[u8])> {
+    let (ty, p) = ethernet_payload(f).ok()?;
     let t = match ty {
         ETH_IPV4 => {
             if p.len() < 20 || p[0] >> 4 != 4 || p[9] != UDP {
@@ -81,21 +87,7 @@ pub fn outer_udp(f: &[u8]) -> Option<(u16, &[u8])> {
 /// Ethernet (up to two VLAN tags) then IP. `Ok((None, rest))` for a non-IP frame.
 #[inline(always)]
 pub fn parse_ethernet(f: &[u8]) -> Result<(Option<L4<'_>>, &[u8]), PacketError> {
-    if f.len() < 14 {
-        return Err(PacketError::Truncated);
-    }
-    let mut off = 12;
-    let mut ty = be16(&f[off..]);
-    let mut tags = 0;
-    while (ty == ETH_VLAN || ty == ETH_QINQ) && tags < 2 {
-        off += 4;
-        if f.len() < off + 2 {
-            return Err(PacketError::Truncated);
-        }
-        ty = be16(&f[off..]);
-        tags += 1;
-    }
-    let rest = &f[off + 2..];
+    let (ty, rest) = ethernet_payload(f)?;
     match ty {
         ETH_IPV4 => parse_ipv4(rest).map(|l4| (Some(l4), rest)),
         ETH_IPV6 => parse_ipv6(rest).map(|l4| (Some(l4), rest)),
