@@ -51,9 +51,8 @@ pub struct FabricSection {
     pub batch_us: u32,
     /// SCHED_FIFO priority (1-99) of the engine's thread while it sleeps between batches
     /// (never while it spins or waits slot by slot: a busy real-time thread starves its
-    /// core); 0 for normal priority. Keep it below the controller's loop threads: a FIFO
-    /// thread is not preempted by another of its priority, so an engine catching up on a
-    /// lag would hold them off its core.
+    /// core); 0 for normal priority. The lab sets the controller's loop priority: at half
+    /// of it the loop was slower and the fabric fell further behind (docs/lab.md).
     pub engine_rt_priority: u8,
 }
 
