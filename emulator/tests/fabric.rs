@@ -545,6 +545,59 @@ fn shadow_mac_flows_cross_the_fat_tree_and_mirrors_emit_real_frames() {
 }
 
 /// A veth pair created (and deleted) by the test.
+/// An oversubscribed mirror port samples every busy port of its switch fairly. Two flows
+/// leave one switch by two ports in the same timeslots; a mirror at a tenth of one link's
+/// rate has room for one copy in ten, and that copy must not always go to the port that
+/// happens to be served first in a slot (which left the other port's flow without samples
+/// for as long as both were busy: invisible to the collector, so never rerouted).
+#[test]
+fn an_oversubscribed_mirror_samples_the_ports_of_its_switch_fairly() {
+    let f = fabric("switch:4");
+    let c = Client::new(&f);
+    let topo = c.get("/v1/topology");
+    let hosts = topo["hosts"].as_array().unwrap();
+    let sw = hosts[0]["switch"].as_str().unwrap().to_string();
+    let ops: Vec<Value> = hosts
+        .iter()
+        .map(|h| json!({"op": "add", "switch": sw, "priority": 100,
+            "match": {"ethDst": h["mac"]}, "actions": {"output": h["port"]}}))
+        .collect();
+    c.apply_rules(json!(ops));
+    let dir = tempfile::tempdir().unwrap();
+    let pcap = dir.path().join("mirror.pcap");
+    let (code, ans) = c.send("PUT", "/v1/mirrors", &json!({"version": 1,
+        "sink": {"type": "pcap", "path": pcap},
+        "mirrors": [{"switch": sw, "rspanVlan": 1, "rateBps": 100_000_000u64, "bufferBytes": 6000, "snapLen": 96}]}).to_string());
+    assert_eq!(code, 200, "{ans}");
+    let bytes = 3_000_000u64;
+    let (code, ans) = c.send("POST", "/v1/flows", &json!({"version": 1, "flows": [
+        {"id": 1, "src": hosts[0]["mac"], "dst": hosts[2]["mac"], "bytes": bytes, "sport": 40001, "dport": 5001},
+        {"id": 2, "src": hosts[1]["mac"], "dst": hosts[3]["mac"], "bytes": bytes, "sport": 40002, "dport": 5001}]}).to_string());
+    assert_eq!(code, 200, "{ans}");
+    wait_flows_done(&c, 2);
+    let st = c.get("/v1/status");
+    assert!(st["mirrorDrops"].as_u64().unwrap() > st["mirrorFrames"].as_u64().unwrap(), "the mirror is oversubscribed: {st}");
+    c.shutdown(f);
+
+    let mut reader = pcap_file::pcap::PcapReader::new(std::fs::File::open(&pcap).unwrap()).unwrap();
+    let mut by_sport: HashMap<u16, u64> = HashMap::new();
+    while let Some(p) = reader.next_packet() {
+        let p = p.unwrap();
+        let s = etherparse::LaxSlicedPacket::from_ethernet(&p.data).unwrap();
+        if let Some(etherparse::TransportSlice::Tcp(t)) = s.transport {
+            *by_sport.entry(t.source_port()).or_default() += 1;
+        }
+    }
+    let (a, b) = (by_sport.get(&40001).copied().unwrap_or(0), by_sport.get(&40002).copied().unwrap_or(0));
+    let total = (a + b) as f64;
+    assert!(total > 100.0, "{by_sport:?}");
+    // Both flows ran side by side at line rate for their whole life: each port's share of
+    // the copies is about a half (binomial spread over hundreds of copies is a few %).
+    for (sport, n) in [(40001, a), (40002, b)] {
+        assert!(n as f64 >= 0.35 * total, "flow {sport} got {n} of {total} mirror copies: {by_sport:?}");
+    }
+}
+
 struct Veth {
     a: String,
 }

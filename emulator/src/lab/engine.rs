@@ -204,6 +204,10 @@ pub struct FabricEngine {
     calendar: Vec<Vec<(Dest, Pkt)>>,
     /// Order of same-slot arrivals (seeded: a run is reproducible in virtual time).
     arrival_order: SmallRng,
+    /// Order in which one slot's copies reach a mirror port (seeded, see
+    /// `switches_transmit`).
+    mirror_order: SmallRng,
+    mirror_copies: Vec<Pkt>,
     acks: VecDeque<(Slot, u32, u32, u32)>,
     mirrors: Vec<Option<MirrorPort>>,
     sink: Option<FrameSink>,
@@ -304,6 +308,8 @@ impl FabricEngine {
             pending_starts: Vec::new(),
             calendar: vec![Vec::new(); max_lat as usize + 1],
             arrival_order: SmallRng::seed_from_u64(0x706c_616e_636b),
+            mirror_order: SmallRng::seed_from_u64(0x6d69_7272_6f72),
+            mirror_copies: Vec::with_capacity(64),
             acks: VecDeque::new(),
             mirrors: (0..n).map(|_| None).collect(),
             sink: None,
@@ -786,8 +792,18 @@ impl FabricEngine {
                 let at = t + port.latency as u64;
                 let dest = port.peer;
                 self.calendar[(at % ring) as usize].push((dest, pkt));
-                if let Some(m) = self.mirrors[sw].as_mut() {
-                    let b = bytes + VLAN_BYTES as u64;
+                if self.mirrors[sw].is_some() {
+                    self.mirror_copies.push(pkt);
+                }
+            }
+            // The copies of one slot reach the mirror port in random order. In port order, an
+            // oversubscribed mirror (room for about one copy per drain) gave every copy to the
+            // first busy port: the flows of the switch's other ports went unsampled for as
+            // long as it was busy, invisible to the collector.
+            if let Some(m) = self.mirrors[sw].as_mut() {
+                self.mirror_copies.shuffle(&mut self.mirror_order);
+                for pkt in self.mirror_copies.drain(..) {
+                    let b = pkt.wire_bytes() + VLAN_BYTES as u64;
                     if m.queued_bytes + b > m.spec.buffer_bytes {
                         self.mirror_drops += 1;
                     } else {
