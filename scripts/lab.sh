@@ -75,7 +75,10 @@ LAB_USER=planck
 LAB_PASSWORD=planck-lab
 # The loop gets a core when it has work, as a switch's control plane would: the collector runs
 # at real-time FIFO priority LAB_COLLECTOR_RT (20; LAB_SCHED=fifo, the default; its threads
-# block in poll/recv between samples), with reset-on-fork. The controller's JVM runs at normal
+# block in poll/recv between samples), every thread of it: not with reset-on-fork, which the
+# kernel applies to new threads as well as to new processes, so it left capture, detection and
+# export at normal priority behind the fabric and the JVM's loop threads (stalls of 10-60 ms at
+# the start of runs, checked below once it runs). The controller's JVM runs at normal
 # priority and moves only its loop threads (telemetry intake, rule installer, poller, and the
 # VM and GC threads whose pauses hold them) to FIFO 10 itself (--loop-rt-priority): a whole JVM
 # at FIFO once let a JIT compilation hold a core while a telemetry batch waited. The collector
@@ -88,8 +91,8 @@ LAB_NICE=${LAB_NICE:--10}
 LAB_COLLECTOR_RT=${LAB_COLLECTOR_RT:-20}
 loop_priority=(nice -n "$LAB_NICE")
 controller_rt=(--loop-rt-priority 0)
-if [ "$LAB_SCHED" = fifo ] && chrt --fifo --reset-on-fork "$LAB_COLLECTOR_RT" true 2>/dev/null; then
-    loop_priority=(chrt --fifo --reset-on-fork "$LAB_COLLECTOR_RT")
+if [ "$LAB_SCHED" = fifo ] && chrt --fifo "$LAB_COLLECTOR_RT" true 2>/dev/null; then
+    loop_priority=(chrt --fifo "$LAB_COLLECTOR_RT")
     controller_rt=(--loop-rt-priority 10)
 fi
 
@@ -285,6 +288,12 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 listening "$COLLECTOR_CONTROL" || { echo "lab: planck-collector does not answer on $COLLECTOR_CONTROL" >&2; exit 1; }
+if [ "${loop_priority[0]}" = chrt ]; then
+    # Every collector thread (capture, detection, export) must run at the loop's priority.
+    slow=$(ps -L -o cls=,comm= -p "$collector_pid" | awk '$1 != "FF"' | awk '{print $2}' | sort -u | tr '\n' ' ')
+    [ -z "$slow" ] || { echo "lab: planck-collector threads not at FIFO $LAB_COLLECTOR_RT: $slow" >&2; exit 1; }
+    echo "lab: planck-collector: $(ps -L -o cls= -p "$collector_pid" | wc -l) threads at FIFO $LAB_COLLECTOR_RT"
+fi
 if [ "$pint_bits" -gt 0 ]; then
     # The PINT sink: its own ring on the capture veth, sink frames only, v3 batches to the lab
     # controller (a collector id of its own); its counters go to pint-live.json on exit.
