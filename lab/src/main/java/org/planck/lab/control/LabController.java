@@ -165,6 +165,15 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         loop.setLoadViewTriggers(intPorts.signal().usesMirrors());
         loop.sync();
         lastCounters = null;
+        // The installer's thread starts now and runs at the loop's priority before the first
+        // move: started on demand at a run's first decision it began at normal priority and,
+        // with the JIT compiling, waited up to ~100 ms for a core before it could promote itself.
+        try {
+            awaitInstalled();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the rule installer", e);
+        }
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
         return plan;
     }

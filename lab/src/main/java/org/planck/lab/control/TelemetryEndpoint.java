@@ -26,7 +26,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -78,7 +80,14 @@ public final class TelemetryEndpoint implements AutoCloseable {
         // Two threads: a collector sends its congestion notices on a connection of their own,
         // and a notice must not queue behind the decoding of a report batch (the sink applies
         // batches one at a time under its own lock).
-        ExecutorService executor = Executors.newFixedThreadPool(2, LoopThreads.factory("lab-telemetry"));
+        // Started now, so both run at the loop's priority before the first batch: a thread started
+        // on demand begins at normal priority (its creator's SCHED_RESET_ON_FORK), and at the start
+        // of a run, with the JIT compiling, it waited tens of ms for a core before it could
+        // promote itself. Bounded: a batch beyond 256 waiting is read by the HTTP dispatcher.
+        ThreadPoolExecutor executor = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(256), LoopThreads.factory("lab-telemetry"),
+                new ThreadPoolExecutor.CallerRunsPolicy());
+        executor.prestartAllCoreThreads();
         TelemetryEndpoint endpoint = new TelemetryEndpoint(server, executor);
         BasicAuthenticator auth = new BasicAuthenticator("planck-lab") {
             @Override

@@ -122,6 +122,24 @@ public class LabControllerTest {
                 .egressPorts().get(0);
     }
 
+    /**
+     * The rule installer's thread is running once the plan is installed, before any move: a
+     * thread started at a run's first decision begins at normal priority and waited for a core.
+     */
+    @Test
+    public void theRuleInstallerThreadRunsBeforeTheFirstMove() throws Exception {
+        long before = installerThreads();
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        c.install();
+        assertEquals(before + 1, installerThreads());
+        c.close();
+    }
+
+    private static long installerThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().equals("lab-rule-installer")).count();
+    }
+
     @Test
     public void congestionNoticeMovesTheLargestFlowWithOnePerFlowRule() throws Exception {
         LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
