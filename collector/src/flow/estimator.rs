@@ -161,11 +161,20 @@ impl SeqWindow {
         self.window_samples += 1;
         self.window_sampled_bytes = self.window_sampled_bytes.saturating_add(sampled_bytes);
         let elapsed = ts_ns - self.window_start_ns;
-        if elapsed == 0 || elapsed < self.window_len_ns as u64 {
+        // A window closes once it is `window_len` long or has covered `window_bytes` (after
+        // at least `min_window`). By length alone, a flow measured slow (in slow start, or
+        // squeezed) got a long next window and reported nothing new for it however fast it
+        // went meanwhile: 256 KiB after 22 Mb/s is a 95 ms window, so TE saw a flow that had
+        // reached 500 Mb/s 90 ms late.
+        let covered = seq_distance(self.window_seq, seq);
+        if elapsed == 0
+            || elapsed < params.min_window_ns
+            || (elapsed < self.window_len_ns as u64 && (covered as u64) < params.window_bytes)
+        {
             return SeqStep::Accepted;
         }
         let step = SeqStep::Closed {
-            covered: seq_distance(self.window_seq, seq),
+            covered,
             elapsed_ns: elapsed,
             from_ns: self.window_start_ns,
             samples: self.window_samples,
@@ -555,6 +564,23 @@ mod tests {
         assert_eq!(r.rate_samples(), 4);
         assert_eq!(r.samples(), 5);
         assert!((r.lifetime_rate().unwrap() - 2e6).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_flow_that_speeds_up_is_reported_once_it_covered_a_window_of_bytes() {
+        let p = params();
+        let mut r = SequenceRate::default();
+        r.on_sample(0, 0, 100, &p);
+        // 1 MB/s: by its rate alone the next window would be 10 ms long.
+        assert_eq!(r.on_sample(1_000, 1_000_000, 100, &p).0, SampleOutcome::RateUpdated);
+        assert_eq!(p.window_ns(r.rate().unwrap()), 10_000_000);
+        // Then 20 MB/s: 10 kB are covered in 0.5 ms, the window closes at the first sample
+        // past the 1 ms minimum, not 10 ms later.
+        assert_eq!(r.on_sample(11_000, 1_500_000, 100, &p).0, SampleOutcome::Accepted);
+        let (o, cov) = r.on_sample(21_000, 2_000_000, 100, &p);
+        assert_eq!(o, SampleOutcome::RateUpdated);
+        assert_eq!(cov.unwrap().covered_bytes, 20_000);
+        assert!((r.rate().unwrap() - 20e6).abs() < 1.0, "{:?}", r.rate());
     }
 
     #[test]
