@@ -268,7 +268,7 @@ $LAB_COLLECTOR_ESTIMATOR
 [detect]
 congestion_threshold_pct = 80.0
 hysteresis_pct = 5.0
-flow_report_interval_ms = 2.0   # until the controller sets it (--flow-report-ms)
+flow_report_interval_ms = 1.0   # until the controller sets it (--flow-report-ms)
 
 [export]
 url = "http://$LISTEN/onos/planck/v1/telemetry/events"

@@ -166,7 +166,7 @@ public final class LabCommand implements Callable<Integer> {
         @Option(names = "--poll-ms", defaultValue = "100", description = "Poll mode's interval")
         long pollMs;
 
-        @Option(names = "--flow-report-ms", defaultValue = "2",
+        @Option(names = "--flow-report-ms", defaultValue = "1",
                 description = "the collector's flow-rate batch period, 1-1000 ms: how often PlanckTE's load view "
                         + "is refreshed (congestion notices go at once) (default: ${DEFAULT-VALUE})")
         double flowReportMs;
