@@ -11,17 +11,17 @@
 //! so readers know it is alive. Tables are bounded (new keys are refused and counted when
 //! full) and keys idle for `idle_timeout` are dropped (counted).
 
-use std::collections::HashMap;
-
 mod filter_view;
+mod flows;
 mod stack_mask;
 pub use filter_view::{FlowView, LinkView, QueueView};
+use flows::{FlowCold, FlowHot, FlowTable, HOT_HOPS, HotHop};
 use stack_mask::{NO_LAYOUT, STACK_WORDS, StackMasks, stack_layout, stack_word};
 
-use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
+use super::flow_key::FlowKeys;
 use super::table::Table;
 use crate::decode::FiveTuple;
-use crate::decode::int::instructions::{be64, field};
+use crate::decode::int::instructions::{Plan, be32, be64, field};
 use crate::decode::int::{HopMetadata, IntReport, MAX_HOPS, RawStack, ReportBuf, ReportVersion};
 
 /// Interval widths: a value's interval is `value / width`; an event fires when a new
@@ -164,38 +164,6 @@ impl Tracked {
     }
 }
 
-/// Laid out in the order of use of the short way (after the key: times, then the first
-/// hops' slots), so that it touches as few cache lines as it can.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-struct FlowEntry {
-    last_seen_ns: u64,
-    last_push_ns: u64,
-    slots_generation: u64,
-    /// The hop fields of the last report applied to the existing flow (0: none yet);
-    /// with the values in `slots`, what the short way of [`IntState::apply_buf`]
-    /// compares a new stack with.
-    slot_fields: u16,
-    /// Hops of that report.
-    slot_hops: u8,
-    has_latency: bool,
-    /// Every key of every hop of that report was found or added (none refused).
-    slots_complete: bool,
-    /// Version and bitmap of that report's stack ([`stack_layout`]) when `stack`
-    /// holds it, else `NO_LAYOUT`.
-    slot_layout: u32,
-    /// That report's hop stack, raw, with every byte the state does not read zeroed
-    /// ([`StackMasks`]): what the short way compares a new stack with.
-    stack: [u64; STACK_WORDS],
-    /// Where each stack position's link and queue entries were found last time, so an
-    /// unchanged path is applied without hashing; valid for `slots_generation`.
-    slots: [HopSlots; MAX_HOPS],
-    path: Path,
-    latency: Tracked,
-    /// Hop latency per position of `path` (flow + switch keys).
-    hop_latency: [Tracked; MAX_HOPS],
-}
-
 const NO_SLOT: u32 = u32::MAX;
 /// One hop's values and the table indices its link, queue and congestion-queue entries
 /// were found at (`NO_SLOT`: the hop has no such key, or it was refused). The keys are
@@ -279,11 +247,51 @@ impl HopValues {
     }
 }
 
+/// When a shared key was last pushed, and the earliest time its next periodic push
+/// can be due: the short way checks that with one comparison.
+#[derive(Clone, Copy, Debug)]
+struct PushClock {
+    last_ns: u64,
+    /// `last_ns + every`; 0 (always worth the exact check) when `every` is 0.
+    next_ns: u64,
+}
+
+impl PushClock {
+    #[inline(always)]
+    fn new(now: u64, every: u64) -> PushClock {
+        PushClock { last_ns: now, next_ns: Self::next(now, every) }
+    }
+
+    #[inline(always)]
+    fn next(last: u64, every: u64) -> u64 {
+        if every == 0 { 0 } else { last.saturating_add(every) }
+    }
+
+    /// False only when [`PushClock::due`] would be false: `now < last + every`
+    /// implies `now - last < every` (or `now < last`, where `due` is false but for
+    /// `every` 0).
+    #[inline(always)]
+    fn may_be_due(&self, now: u64) -> bool {
+        now >= self.next_ns
+    }
+
+    /// A periodic push is due at `now` (`every` since the last one); if so, it is
+    /// recorded.
+    #[inline(always)]
+    fn due(&mut self, now: u64, every: u64) -> bool {
+        let periodic = now.saturating_sub(self.last_ns) >= every;
+        if periodic {
+            *self = PushClock::new(now, every);
+        }
+        periodic
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct LinkEntry {
     util: Tracked,
     last_seen_ns: u64,
-    last_push_ns: u64,
+    push: PushClock,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -291,7 +299,7 @@ struct QueueEntry {
     occupancy: Option<Tracked>,
     congestion: Option<Tracked>,
     last_seen_ns: u64,
-    last_push_ns: u64,
+    push: PushClock,
 }
 
 /// The time an event is stamped with: a 64-bit timestamp the report carries (the
@@ -310,7 +318,7 @@ pub fn report_time_ns(r: &IntReport, received_ns: u64) -> u64 {
 
 pub struct IntState {
     cfg: StateConfig,
-    flows: HashMap<FlowKey, FlowEntry, StoredHashes>,
+    flows: FlowTable,
     flow_keys: FlowKeys,
     sw: SwitchTables,
     masks: StackMasks,
@@ -325,7 +333,7 @@ struct SwitchTables {
 }
 
 impl SwitchTables {
-    /// Changes whenever a cached slot may point elsewhere.
+    /// Changes whenever a cached slot index may point elsewhere.
     fn generation(&self) -> u64 {
         self.links.generation() + self.queues.generation()
     }
@@ -334,7 +342,7 @@ impl SwitchTables {
 impl IntState {
     pub fn new(cfg: StateConfig) -> IntState {
         IntState {
-            flows: HashMap::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            flows: FlowTable::new(),
             flow_keys: FlowKeys::default(),
             sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
             masks: StackMasks::new(),
@@ -441,8 +449,8 @@ impl IntState {
             return false;
         }
         let key = self.flow_keys.key(&flow);
-        let generation = self.sw.generation();
-        let Some(e) = self.flows.get_mut(&key) else { return false };
+        let Some(at) = self.flows.find(&key) else { return false };
+        let (e, cold) = self.flows.entry(at);
         let n = r.hop_count as usize;
         let plan = &raw.plan;
         let layout = stack_layout(r.version, plan.bitmap);
@@ -451,7 +459,6 @@ impl IntState {
             || e.slot_fields != r.hop_fields
             || e.slot_hops as usize != n
             || !e.slots_complete
-            || e.slots_generation != generation
             || now.saturating_sub(e.last_push_ns) >= self.cfg.push_interval_ns
         {
             return false;
@@ -485,8 +492,11 @@ impl IntState {
             emit(ev)
         };
         e.last_seen_ns = now;
-        for slots in &e.slots[..n] {
-            self.sw.apply_hop_cached(&self.cfg, slots, r.hop_fields, now, ts, &mut out);
+        for (i, h) in e.hops[..n.min(HOT_HOPS)].iter().enumerate() {
+            self.sw.apply_hop_hot(&self.cfg, h, raw, i, r.hop_fields, now, ts, &mut out);
+        }
+        for i in HOT_HOPS..n {
+            self.sw.apply_hop_hot(&self.cfg, &HotHop::of(&cold.slots[i]), raw, i, r.hop_fields, now, ts, &mut out);
         }
         self.counters.events += events;
         true
@@ -506,37 +516,36 @@ impl IntState {
         let latency: u64 = if has_latency { r.hops().iter().map(|h| h.hop_latency as u64).sum() } else { 0 };
         let push_every = self.cfg.push_interval_ns;
         let full = self.flows.len() >= self.cfg.max_flows;
-        let generation = self.sw.generation();
         let key = self.flow_keys.key(&flow);
-        let e = match self.flows.get_mut(&key) {
-            Some(e) => {
+        let (hot, e) = match self.flows.find(&key) {
+            Some(at) => {
+                let (hot, e) = self.flows.entry(at);
                 // Per-switch keys first (their events come before the flow's), through the
                 // flow's slot cache.
-                if e.slots_generation != generation {
-                    e.slots = [HopSlots::NONE; MAX_HOPS];
-                    e.slots_generation = generation;
-                }
                 for (h, slots) in r.hops().iter().zip(e.slots.iter_mut()) {
                     self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now, ts, out, slots);
                 }
-                e.slot_fields = r.hop_fields;
-                e.slot_hops = n as u8;
-                e.slots_complete = e.slots[..n].iter().all(|s| s.complete);
-                e.slot_layout = NO_LAYOUT;
+                hot.slot_fields = r.hop_fields;
+                hot.slot_hops = n as u8;
+                hot.slots_complete = e.slots[..n].iter().all(|s| s.complete);
+                for (h, s) in hot.hops.iter_mut().zip(&e.slots[..n]) {
+                    *h = HotHop::of(s);
+                }
+                hot.slot_layout = NO_LAYOUT;
                 if let Some(raw) = stack {
                     let layout = stack_layout(r.version, raw.plan.bitmap);
                     let len = n * raw.plan.hop_bytes;
                     let mask = self.masks.get(layout, &raw.plan);
                     let full = len / 8;
-                    for ((last, w), m) in e.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
+                    for ((last, w), m) in hot.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
                         *last = u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m;
                     }
                     if len % 8 != 0 {
-                        e.stack[full] = stack_word(raw, full, len) & mask[full];
+                        hot.stack[full] = stack_word(raw, full, len) & mask[full];
                     }
-                    e.slot_layout = layout;
+                    hot.slot_layout = layout;
                 }
-                e
+                (hot, e)
             }
             None => {
                 for h in r.hops() {
@@ -550,21 +559,19 @@ impl IntState {
                 for (slot, h) in hop_latency.iter_mut().zip(r.hops().iter().rev()) {
                     *slot = Tracked::new(h.hop_latency as u64, w.hop_latency_ns);
                 }
-                self.flows.insert(key, FlowEntry {
-                    path,
-                    has_latency,
-                    latency: Tracked::new(latency, w.flow_latency_ns),
-                    hop_latency,
+                let hot = FlowHot {
+                    words: *key.words(),
                     last_seen_ns: now,
                     last_push_ns: now,
-                    slots: [HopSlots::NONE; MAX_HOPS],
-                    slots_generation: generation,
                     slot_fields: 0,
                     slot_hops: 0,
                     slots_complete: false,
                     slot_layout: NO_LAYOUT,
+                    hops: [HotHop::NONE; HOT_HOPS],
                     stack: [0; STACK_WORDS],
-                });
+                };
+                let cold = FlowCold { path, has_latency, latency: Tracked::new(latency, w.flow_latency_ns), hop_latency, slots: [HopSlots::NONE; MAX_HOPS] };
+                self.flows.insert(&key, hot, cold);
                 out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
                 if has_latency {
                     out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowLatency { flow, latency_ns: latency } });
@@ -579,10 +586,10 @@ impl IntState {
                 return;
             }
         };
-        e.last_seen_ns = now;
-        let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
+        hot.last_seen_ns = now;
+        let periodic = now.saturating_sub(hot.last_push_ns) >= push_every;
         if periodic {
-            e.last_push_ns = now;
+            hot.last_push_ns = now;
         }
         let path_changed = e.path != path;
         if path_changed || periodic {
@@ -633,17 +640,20 @@ impl IntState {
         }
         self.last_sweep_ns = now_ns;
         let alive = |seen: u64| now_ns.saturating_sub(seen) < idle;
-        let before = self.flows.len();
-        self.flows.retain(|_, e| alive(e.last_seen_ns));
-        self.counters.flows_expired += (before - self.flows.len()) as u64;
+        self.counters.flows_expired += self.flows.retain(|e| alive(e.last_seen_ns)) as u64;
+        let generation = self.sw.generation();
         self.counters.ports_expired += self.sw.links.retain(|e| alive(e.last_seen_ns)) as u64;
         self.counters.queues_expired += self.sw.queues.retain(|e| alive(e.last_seen_ns)) as u64;
+        if self.sw.generation() != generation {
+            // Per-switch entries moved: no flow's cached indices hold.
+            self.flows.forget_slots();
+        }
     }
 
     /// Per switch, the largest latest hop latency of any flow through it.
     pub fn hop_latency_by_switch(&self) -> std::collections::HashMap<u32, u32> {
         let mut m = std::collections::HashMap::new();
-        for e in self.flows.values().filter(|e| e.has_latency) {
+        for e in self.flows.cold_entries().filter(|e| e.has_latency) {
             for (sw, t) in e.path.as_slice().iter().zip(&e.hop_latency) {
                 let v = m.entry(*sw).or_insert(0u32);
                 *v = (*v).max(t.value as u32);
@@ -692,7 +702,7 @@ impl SwitchTables {
                     NO_SLOT
                 }
                 None => {
-                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(h.tx_utilization as u64, cfg.widths.link_utilization), last_seen_ns: now, last_push_ns: now });
+                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(h.tx_utilization as u64, cfg.widths.link_utilization), last_seen_ns: now, push: PushClock::new(now, cfg.push_interval_ns) });
                     out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: link_kind(h) });
                     i
                 }
@@ -716,22 +726,96 @@ impl SwitchTables {
         *slots = HopSlots { link, queue, cqueue, complete, values: *h };
     }
 
-    /// [`SwitchTables::apply_hop`] for a hop whose values, fields and keys are those it
-    /// had when `slots` was filled, every key found (`complete`), and no table index
-    /// moved since: the entries are updated at their indices, the same events emitted.
+    /// For the short way: a hop whose values, fields and keys are those it had when its
+    /// slots were filled (`h`: their indices and values), every key found (complete),
+    /// and no table index moved since: the entries are updated at their indices, the
+    /// same events emitted as by [`SwitchTables::apply_hop`]. An event's keys are read
+    /// from hop `i` of the raw stack, which equals, under the state's mask, the one the
+    /// slots were filled from.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn apply_hop_cached(&mut self, cfg: &StateConfig, slots: &HopSlots, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let h = &slots.values;
-        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
-        if slots.link != NO_SLOT {
-            self.update_link(cfg, slots.link, h, now, ts, out);
+    fn apply_hop_hot(&mut self, cfg: &StateConfig, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        // Each entry is first updated for the common case (the value stays in its
+        // interval, no push due), where nothing else changes; otherwise the whole
+        // update runs again (the value and last-seen already written are written
+        // the same), with its events.
+        let w = &cfg.widths;
+        if h.link != NO_SLOT {
+            let e = self.links.at(h.link);
+            e.last_seen_ns = now;
+            let v = h.tx_utilization as u64;
+            e.util.value = v;
+            if v.wrapping_sub(e.util.start) >= w.link_utilization || e.push.may_be_due(now) {
+                self.link_due(cfg, h, raw, i, fields, now, ts, out);
+            }
         }
-        if slots.queue != NO_SLOT {
-            let con = (fields & field::QUEUE_CONGESTION != 0 && h.queue_id == h.congestion_queue_id).then_some(h.queue_congestion);
-            update_queue(cfg, self.queues.at(slots.queue), h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out);
+        // A complete hop with occupancy and congestion has a congestion queue entry of
+        // its own exactly when the two queue ids differ.
+        let con_here = fields & field::QUEUE_CONGESTION != 0 && h.cqueue == NO_SLOT;
+        if h.queue != NO_SLOT {
+            let e = self.queues.at(h.queue);
+            e.last_seen_ns = now;
+            let mut quiet = !e.push.may_be_due(now) && quiet_update(&mut e.occupancy, h.queue_occupancy, w.queue_occupancy);
+            if con_here {
+                quiet &= quiet_update(&mut e.congestion, h.queue_congestion, w.queue_congestion);
+            }
+            if !quiet {
+                self.queue_due(cfg, h, con_here, raw, i, fields, now, ts, out);
+            }
         }
-        if slots.cqueue != NO_SLOT {
-            update_queue(cfg, self.queues.at(slots.cqueue), h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out);
+        if h.cqueue != NO_SLOT {
+            let e = self.queues.at(h.cqueue);
+            e.last_seen_ns = now;
+            if e.push.may_be_due(now) || !quiet_update(&mut e.congestion, h.queue_congestion, w.queue_congestion) {
+                self.cqueue_due(cfg, h, raw, i, fields, now, ts, out);
+            }
+        }
+    }
+
+    /// The link update of [`SwitchTables::apply_hop_hot`] in full.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn link_due(&mut self, cfg: &StateConfig, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let e = self.links.at(h.link);
+        e.last_seen_ns = now;
+        let crossed = e.util.update(h.tx_utilization as u64, cfg.widths.link_utilization);
+        if let Some(cause) = due(crossed, &mut e.push, now, cfg.push_interval_ns) {
+            out(IntEvent { ts_ns: ts, cause, kind: link_kind(&raw_hop_values(raw, i, fields)) });
+        }
+    }
+
+    /// The queue update of [`SwitchTables::apply_hop_hot`] in full.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn queue_due(&mut self, cfg: &StateConfig, h: &HotHop, con_here: bool, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let occ = h.queue_occupancy;
+        let con = con_here.then_some(h.queue_congestion);
+        let (o, c) = queue_causes(cfg, self.queues.at(h.queue), Some(occ), con, now);
+        if o.is_some() || c.is_some() {
+            let v = raw_hop_values(raw, i, fields);
+            debug_assert!(con.is_none() || v.queue_id == v.congestion_queue_id);
+            let port = (fields & field::L1_PORTS != 0).then_some(v.egress_port);
+            if let Some(cause) = o {
+                out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch: v.switch_id, queue: v.queue_id, port, occupancy: occ } });
+            }
+            if let (Some(cause), Some(c)) = (c, con) {
+                out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch: v.switch_id, queue: v.queue_id, congestion: c } });
+            }
+        }
+    }
+
+    /// The congestion queue update of [`SwitchTables::apply_hop_hot`] in full.
+    #[allow(clippy::too_many_arguments)]
+    #[cold]
+    #[inline(never)]
+    fn cqueue_due(&mut self, cfg: &StateConfig, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        let con = h.queue_congestion;
+        let (_, c) = queue_causes(cfg, self.queues.at(h.cqueue), None, Some(con), now);
+        if let Some(cause) = c {
+            let v = raw_hop_values(raw, i, fields);
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch: v.switch_id, queue: v.congestion_queue_id, congestion: con } });
         }
     }
 
@@ -740,7 +824,7 @@ impl SwitchTables {
         let e = self.links.at(i);
         e.last_seen_ns = now;
         let crossed = e.util.update(h.tx_utilization as u64, cfg.widths.link_utilization);
-        if let Some(cause) = due(crossed, &mut e.last_push_ns, now, cfg.push_interval_ns) {
+        if let Some(cause) = due(crossed, &mut e.push, now, cfg.push_interval_ns) {
             out(IntEvent { ts_ns: ts, cause, kind: link_kind(h) });
         }
     }
@@ -767,7 +851,7 @@ impl SwitchTables {
                     occupancy: occupancy.map(|v| Tracked::new(v as u64, w.queue_occupancy)),
                     congestion: congestion.map(|v| Tracked::new(v as u64, w.queue_congestion)),
                     last_seen_ns: now,
-                    last_push_ns: now,
+                    push: PushClock::new(now, cfg.push_interval_ns),
                 });
                 if let Some(v) = occupancy {
                     out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
@@ -790,21 +874,62 @@ fn link_kind(h: &HopValues) -> EventKind {
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    let (o, c) = queue_causes(cfg, e, occupancy, congestion, now);
+    if let (Some(cause), Some(v)) = (o, occupancy) {
+        out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
+    }
+    if let (Some(cause), Some(v)) = (c, congestion) {
+        out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
+    }
+}
+
+/// [`update_queue`] without the events: why each of the two values is due one, if it is.
+#[inline(always)]
+fn queue_causes(cfg: &StateConfig, e: &mut QueueEntry, occupancy: Option<u32>, congestion: Option<u32>, now: u64) -> (Option<Cause>, Option<Cause>) {
     let w = cfg.widths;
     e.last_seen_ns = now;
-    let periodic = now.saturating_sub(e.last_push_ns) >= cfg.push_interval_ns;
-    if periodic {
-        e.last_push_ns = now;
-    }
-    if let Some(v) = occupancy {
-        if let Some(cause) = track_optional(&mut e.occupancy, v as u64, w.queue_occupancy, periodic) {
-            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
+    let periodic = e.push.due(now, cfg.push_interval_ns);
+    let o = occupancy.and_then(|v| track_optional(&mut e.occupancy, v as u64, w.queue_occupancy, periodic));
+    let c = congestion.and_then(|v| track_optional(&mut e.congestion, v as u64, w.queue_congestion, periodic));
+    (o, c)
+}
+
+/// The value of a tracked value that exists and stays in its interval is written, and
+/// true returned; otherwise false (and the value may have been written): the caller
+/// runs the whole update.
+#[inline(always)]
+fn quiet_update(slot: &mut Option<Tracked>, v: u32, width: u64) -> bool {
+    match slot {
+        Some(t) => {
+            t.value = v as u64;
+            (v as u64).wrapping_sub(t.start) < width
         }
+        None => false,
     }
-    if let Some(v) = congestion {
-        if let Some(cause) = track_optional(&mut e.congestion, v as u64, w.queue_congestion, periodic) {
-            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
-        }
+}
+
+/// What the state reads of hop `i` of a raw stack, as [`HopValues::of`] the decoded hop.
+fn raw_hop_values(raw: &RawStack, i: usize, fields: u16) -> HopValues {
+    raw_values(&raw.plan, &raw.bytes[i * raw.plan.hop_bytes..], fields)
+}
+
+/// What the state reads of a raw hop (`hop`: from its first byte, laid out as `plan`
+/// says; fields not in `fields` read as 0), as [`HopValues::of`] the decoded hop.
+#[inline]
+fn raw_values(plan: &Plan, hop: &[u8], fields: u16) -> HopValues {
+    let r32 = |fl: u16| if fields & fl != 0 { be32(&hop[plan.offset(fl)..]) } else { 0 };
+    let ports = r32(field::L1_PORTS);
+    let queue = r32(field::QUEUE_OCCUPANCY);
+    let congestion = r32(field::QUEUE_CONGESTION);
+    HopValues {
+        switch_id: r32(field::SWITCH_ID),
+        egress_port: ports as u16,
+        hop_latency: r32(field::HOP_LATENCY),
+        tx_utilization: r32(field::TX_UTILIZATION),
+        queue_id: (queue >> 24) as u8,
+        queue_occupancy: queue & 0x00ff_ffff,
+        congestion_queue_id: (congestion >> 24) as u8,
+        queue_congestion: congestion & 0x00ff_ffff,
     }
 }
 
@@ -831,11 +956,8 @@ fn track_optional(slot: &mut Option<Tracked>, v: u64, width: u64, periodic: bool
 /// The cause of an event for a value that did or did not cross its interval, given when
 /// its key was last pushed.
 #[inline]
-fn due(crossed: bool, last_push_ns: &mut u64, now: u64, every: u64) -> Option<Cause> {
-    let periodic = now.saturating_sub(*last_push_ns) >= every;
-    if periodic {
-        *last_push_ns = now;
-    }
+fn due(crossed: bool, push: &mut PushClock, now: u64, every: u64) -> Option<Cause> {
+    let periodic = push.due(now, every);
     if crossed {
         Some(Cause::Interval)
     } else if periodic {
