@@ -43,7 +43,7 @@ fn bitmap(version: ReportVersion) -> impl Strategy<Value = u16> {
 
 fn rep() -> impl Strategy<Value = Rep> {
     prop_oneof![Just(ReportVersion::V05), Just(ReportVersion::V10), Just(ReportVersion::V2)].prop_flat_map(|version| {
-        (0u64..300, 0u8..4, bitmap(version), 0u8..4, 0u32..3, prop::option::weighted(0.2, (0usize..4, 0u32..200)), any::<u64>()).prop_map(
+        (0u64..300, 0u8..4, bitmap(version), 0u8..5, 0u32..3, prop::option::weighted(0.2, (0usize..4, 0u32..200)), any::<u64>()).prop_map(
             move |(dt, flow, bitmap, path, variant, jitter, ts)| Rep { dt, flow, version, bitmap, path, variant, jitter, ts },
         )
     })
@@ -55,7 +55,9 @@ fn payload(r: &Rep) -> Vec<u8> {
         1 => &[1, 5, 3],
         // Its stack is the start of path 0's: slots kept past its end must not count.
         2 => &[3, 4],
-        _ => &[6],
+        3 => &[6],
+        // Longer than the hops a flow entry keeps in its hot part.
+        _ => &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
     };
     let hops = switches
         .iter()
@@ -100,12 +102,12 @@ fn payload(r: &Rep) -> Vec<u8> {
         flow: flow(r.flow),
         local_bitmap: 0,
         local: HopMetadata::default(),
-        int: Some(IntStack { bitmap: r.bitmap, hop_budget: if v05 { 8 } else { 4 }, hops, original_dscp: 0 }),
+        int: Some(IntStack { bitmap: r.bitmap, hop_budget: if v05 { 16 } else { 4 }, hops, original_dscp: 0 }),
     })
 }
 
 fn run(cfg: StateConfig, reps: &[Rep], expire_every: usize, deferring: bool) -> (Vec<(usize, IntEvent)>, StateCounters) {
-    let d = IntDecoder::new(&IntDecoderConfig::default()).unwrap();
+    let d = IntDecoder::new(&IntDecoderConfig { max_hops: 16, ..IntDecoderConfig::default() }).unwrap();
     let mut state = IntState::new(cfg);
     let mut buf = if deferring { ReportBuf::deferring() } else { ReportBuf::default() };
     let mut events = Vec::new();
@@ -176,4 +178,29 @@ fn repeated_stacks_take_the_short_way() {
     assert!(short_counts.unchanged_stacks > 250, "{short_counts:?}");
     assert_eq!(long_counts.unchanged_stacks, 0);
     assert!(short.len() > 40, "periodic pushes and flow 3's moves still come: {}", short.len());
+}
+
+/// A path longer than the hops a flow entry keeps in its hot part takes the short way
+/// too (the further hops from the cold part), with the same events.
+#[test]
+fn long_paths_take_the_short_way() {
+    let reps: Vec<Rep> = (0..400)
+        .map(|i| Rep {
+            dt: 10,
+            flow: (i % 2) as u8,
+            version: if i % 2 == 0 { ReportVersion::V05 } else { ReportVersion::V10 },
+            bitmap: if i % 2 == 0 { 0x9300 } else { 0xb100 },
+            path: 4,
+            variant: if i % 40 >= 30 { 1 } else { 0 },
+            jitter: None,
+            ts: i as u64 * 1000,
+        })
+        .collect();
+    let cfg = StateConfig { push_interval_ns: 1000, ..StateConfig::default() };
+    let (long, long_counts) = run(cfg, &reps, 50, false);
+    let (short, short_counts) = run(cfg, &reps, 50, true);
+    assert_eq!(long, short);
+    assert_eq!(long_counts, StateCounters { unchanged_stacks: 0, ..short_counts });
+    assert!(short_counts.unchanged_stacks > 300, "{short_counts:?}");
+    assert!(long.len() > 100, "pushes and crossings still come: {}", long.len());
 }

@@ -1,7 +1,7 @@
 //! The INT state's flow key: a 5-tuple packed into five words and hashed once, when the
-//! report's flow is looked up; the table then uses the stored hash as it is.
+//! report's flow is looked up; the flow table then uses that hash as it is.
 
-use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::net::IpAddr;
 
 use crate::decode::FiveTuple;
@@ -17,15 +17,26 @@ impl PartialEq for FlowKey {
     /// Word by word without branching (a derived comparison of the array calls `bcmp`).
     #[inline(always)]
     fn eq(&self, o: &Self) -> bool {
-        let w = &self.words;
-        let v = &o.words;
-        self.hash == o.hash && ((w[0] ^ v[0]) | (w[1] ^ v[1]) | (w[2] ^ v[2]) | (w[3] ^ v[3]) | (w[4] ^ v[4])) == 0
+        self.hash == o.hash && self.words_eq(&o.words)
     }
 }
 
-impl Hash for FlowKey {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        h.write_u64(self.hash);
+impl FlowKey {
+    #[inline(always)]
+    pub(super) fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    #[inline(always)]
+    pub(super) fn words(&self) -> &[u64; 5] {
+        &self.words
+    }
+
+    /// The key's words equal `v` (without branching).
+    #[inline(always)]
+    pub(super) fn words_eq(&self, v: &[u64; 5]) -> bool {
+        let w = &self.words;
+        ((w[0] ^ v[0]) | (w[1] ^ v[1]) | (w[2] ^ v[2]) | (w[3] ^ v[3]) | (w[4] ^ v[4])) == 0
     }
 }
 
@@ -78,27 +89,6 @@ fn v6(a: IpAddr) -> u128 {
     }
 }
 
-/// The hasher of tables keyed by [`FlowKey`]: the key's own hash, unchanged.
-#[derive(Default)]
-pub(super) struct StoredHash(u64);
-
-impl Hasher for StoredHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only FlowKey is hashed here, through write_u64; fold anything else anyway.
-        for b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ *b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
-
-pub(super) type StoredHashes = BuildHasherDefault<StoredHash>;
-
 #[cfg(test)]
 mod tests {
     use std::net::{Ipv4Addr, Ipv6Addr};
@@ -129,6 +119,5 @@ mod tests {
             }
         }
         assert_eq!(k.key(&t(a4, b4, 1)), keys[0]);
-        assert_eq!(StoredHashes::default().hash_one(keys[0]), keys[0].hash);
     }
 }

@@ -11,14 +11,16 @@
 //! so readers know it is alive. Tables are bounded (new keys are refused and counted when
 //! full) and keys idle for `idle_timeout` are dropped (counted).
 
-use std::collections::HashMap;
-
 mod filter_view;
+mod flows;
 mod stack_mask;
+mod switch;
 pub use filter_view::{FlowView, LinkView, QueueView};
+use flows::{FlowCold, FlowHot, FlowTable, HOT_HOPS, HotHop};
 use stack_mask::{NO_LAYOUT, STACK_WORDS, StackMasks, stack_layout, stack_word};
+use switch::SwitchTables;
 
-use super::flow_key::{FlowKey, FlowKeys, StoredHashes};
+use super::flow_key::FlowKeys;
 use super::table::Table;
 use crate::decode::FiveTuple;
 use crate::decode::int::instructions::{be64, field};
@@ -164,38 +166,6 @@ impl Tracked {
     }
 }
 
-/// Laid out in the order of use of the short way (after the key: times, then the first
-/// hops' slots), so that it touches as few cache lines as it can.
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-struct FlowEntry {
-    last_seen_ns: u64,
-    last_push_ns: u64,
-    slots_generation: u64,
-    /// The hop fields of the last report applied to the existing flow (0: none yet);
-    /// with the values in `slots`, what the short way of [`IntState::apply_buf`]
-    /// compares a new stack with.
-    slot_fields: u16,
-    /// Hops of that report.
-    slot_hops: u8,
-    has_latency: bool,
-    /// Every key of every hop of that report was found or added (none refused).
-    slots_complete: bool,
-    /// Version and bitmap of that report's stack ([`stack_layout`]) when `stack`
-    /// holds it, else `NO_LAYOUT`.
-    slot_layout: u32,
-    /// That report's hop stack, raw, with every byte the state does not read zeroed
-    /// ([`StackMasks`]): what the short way compares a new stack with.
-    stack: [u64; STACK_WORDS],
-    /// Where each stack position's link and queue entries were found last time, so an
-    /// unchanged path is applied without hashing; valid for `slots_generation`.
-    slots: [HopSlots; MAX_HOPS],
-    path: Path,
-    latency: Tracked,
-    /// Hop latency per position of `path` (flow + switch keys).
-    hop_latency: [Tracked; MAX_HOPS],
-}
-
 const NO_SLOT: u32 = u32::MAX;
 /// One hop's values and the table indices its link, queue and congestion-queue entries
 /// were found at (`NO_SLOT`: the hop has no such key, or it was refused). The keys are
@@ -219,35 +189,6 @@ impl HopSlots {
         complete: false,
         values: HopValues { switch_id: 0, egress_port: 0, hop_latency: 0, tx_utilization: 0, queue_id: 0, queue_occupancy: 0, congestion_queue_id: 0, queue_congestion: 0 },
     };
-}
-
-/// Which per-switch keys a hop with these fields updates, and with what.
-#[derive(Clone, Copy)]
-struct HopUse {
-    /// (switch, egress port): ports and utilisation both carried.
-    link: bool,
-    /// (switch, queue id) gets the occupancy...
-    queue: bool,
-    /// ... and the congestion too, when both are carried for the same queue.
-    queue_congestion: bool,
-    /// (switch, congestion queue id) gets the congestion alone.
-    cqueue: bool,
-}
-
-impl HopUse {
-    #[inline(always)]
-    fn of(fields: u16, h: &HopValues) -> HopUse {
-        let occ = fields & field::QUEUE_OCCUPANCY != 0;
-        let con = fields & field::QUEUE_CONGESTION != 0;
-        // Occupancy and congestion of one queue share its entry (and its push time).
-        let same = occ && con && h.queue_id == h.congestion_queue_id;
-        HopUse {
-            link: fields & (field::L1_PORTS | field::TX_UTILIZATION) == field::L1_PORTS | field::TX_UTILIZATION,
-            queue: occ,
-            queue_congestion: same,
-            cqueue: con && !same,
-        }
-    }
 }
 
 /// What the state reads from a hop.
@@ -279,21 +220,6 @@ impl HopValues {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-struct LinkEntry {
-    util: Tracked,
-    last_seen_ns: u64,
-    last_push_ns: u64,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct QueueEntry {
-    occupancy: Option<Tracked>,
-    congestion: Option<Tracked>,
-    last_seen_ns: u64,
-    last_push_ns: u64,
-}
-
 /// The time an event is stamped with: a 64-bit timestamp the report carries (the
 /// reporting node's ingress timestamp in v2.x, the sink hop's egress timestamp in v1.0
 /// and v2.x INT-MD), else the time the collector received it. v0.5 timestamps are 32
@@ -310,7 +236,7 @@ pub fn report_time_ns(r: &IntReport, received_ns: u64) -> u64 {
 
 pub struct IntState {
     cfg: StateConfig,
-    flows: HashMap<FlowKey, FlowEntry, StoredHashes>,
+    flows: FlowTable,
     flow_keys: FlowKeys,
     sw: SwitchTables,
     masks: StackMasks,
@@ -318,23 +244,10 @@ pub struct IntState {
     last_sweep_ns: u64,
 }
 
-/// The per-switch keys: (switch, egress port) and (switch, queue).
-struct SwitchTables {
-    links: Table<(u32, u16), LinkEntry>,
-    queues: Table<(u32, u8), QueueEntry>,
-}
-
-impl SwitchTables {
-    /// Changes whenever a cached slot may point elsewhere.
-    fn generation(&self) -> u64 {
-        self.links.generation() + self.queues.generation()
-    }
-}
-
 impl IntState {
     pub fn new(cfg: StateConfig) -> IntState {
         IntState {
-            flows: HashMap::with_capacity_and_hasher(cfg.max_flows.min(1 << 16), Default::default()),
+            flows: FlowTable::new(),
             flow_keys: FlowKeys::default(),
             sw: SwitchTables { links: Table::with_capacity(cfg.max_ports.min(1 << 12)), queues: Table::with_capacity(cfg.max_queues.min(1 << 12)) },
             masks: StackMasks::new(),
@@ -441,8 +354,8 @@ impl IntState {
             return false;
         }
         let key = self.flow_keys.key(&flow);
-        let generation = self.sw.generation();
-        let Some(e) = self.flows.get_mut(&key) else { return false };
+        let Some(at) = self.flows.find(&key) else { return false };
+        let (e, cold) = self.flows.entry(at);
         let n = r.hop_count as usize;
         let plan = &raw.plan;
         let layout = stack_layout(r.version, plan.bitmap);
@@ -451,7 +364,6 @@ impl IntState {
             || e.slot_fields != r.hop_fields
             || e.slot_hops as usize != n
             || !e.slots_complete
-            || e.slots_generation != generation
             || now.saturating_sub(e.last_push_ns) >= self.cfg.push_interval_ns
         {
             return false;
@@ -485,8 +397,11 @@ impl IntState {
             emit(ev)
         };
         e.last_seen_ns = now;
-        for slots in &e.slots[..n] {
-            self.sw.apply_hop_cached(&self.cfg, slots, r.hop_fields, now, ts, &mut out);
+        for (i, h) in e.hops[..n.min(HOT_HOPS)].iter().enumerate() {
+            self.sw.apply_hop_hot(&self.cfg, h, raw, i, r.hop_fields, now, ts, &mut out);
+        }
+        for i in HOT_HOPS..n {
+            self.sw.apply_hop_hot(&self.cfg, &HotHop::of(&cold.slots[i]), raw, i, r.hop_fields, now, ts, &mut out);
         }
         self.counters.events += events;
         true
@@ -506,37 +421,36 @@ impl IntState {
         let latency: u64 = if has_latency { r.hops().iter().map(|h| h.hop_latency as u64).sum() } else { 0 };
         let push_every = self.cfg.push_interval_ns;
         let full = self.flows.len() >= self.cfg.max_flows;
-        let generation = self.sw.generation();
         let key = self.flow_keys.key(&flow);
-        let e = match self.flows.get_mut(&key) {
-            Some(e) => {
+        let (hot, e) = match self.flows.find(&key) {
+            Some(at) => {
+                let (hot, e) = self.flows.entry(at);
                 // Per-switch keys first (their events come before the flow's), through the
                 // flow's slot cache.
-                if e.slots_generation != generation {
-                    e.slots = [HopSlots::NONE; MAX_HOPS];
-                    e.slots_generation = generation;
-                }
                 for (h, slots) in r.hops().iter().zip(e.slots.iter_mut()) {
                     self.sw.apply_hop(&self.cfg, &mut self.counters, &HopValues::of(h), r.hop_fields, now, ts, out, slots);
                 }
-                e.slot_fields = r.hop_fields;
-                e.slot_hops = n as u8;
-                e.slots_complete = e.slots[..n].iter().all(|s| s.complete);
-                e.slot_layout = NO_LAYOUT;
+                hot.slot_fields = r.hop_fields;
+                hot.slot_hops = n as u8;
+                hot.slots_complete = e.slots[..n].iter().all(|s| s.complete);
+                for (h, s) in hot.hops.iter_mut().zip(&e.slots[..n]) {
+                    *h = HotHop::of(s);
+                }
+                hot.slot_layout = NO_LAYOUT;
                 if let Some(raw) = stack {
                     let layout = stack_layout(r.version, raw.plan.bitmap);
                     let len = n * raw.plan.hop_bytes;
                     let mask = self.masks.get(layout, &raw.plan);
                     let full = len / 8;
-                    for ((last, w), m) in e.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
+                    for ((last, w), m) in hot.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
                         *last = u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m;
                     }
                     if len % 8 != 0 {
-                        e.stack[full] = stack_word(raw, full, len) & mask[full];
+                        hot.stack[full] = stack_word(raw, full, len) & mask[full];
                     }
-                    e.slot_layout = layout;
+                    hot.slot_layout = layout;
                 }
-                e
+                (hot, e)
             }
             None => {
                 for h in r.hops() {
@@ -550,21 +464,19 @@ impl IntState {
                 for (slot, h) in hop_latency.iter_mut().zip(r.hops().iter().rev()) {
                     *slot = Tracked::new(h.hop_latency as u64, w.hop_latency_ns);
                 }
-                self.flows.insert(key, FlowEntry {
-                    path,
-                    has_latency,
-                    latency: Tracked::new(latency, w.flow_latency_ns),
-                    hop_latency,
+                let hot = FlowHot {
+                    words: *key.words(),
                     last_seen_ns: now,
                     last_push_ns: now,
-                    slots: [HopSlots::NONE; MAX_HOPS],
-                    slots_generation: generation,
                     slot_fields: 0,
                     slot_hops: 0,
                     slots_complete: false,
                     slot_layout: NO_LAYOUT,
+                    hops: [HotHop::NONE; HOT_HOPS],
                     stack: [0; STACK_WORDS],
-                });
+                };
+                let cold = FlowCold { path, has_latency, latency: Tracked::new(latency, w.flow_latency_ns), hop_latency, slots: [HopSlots::NONE; MAX_HOPS] };
+                self.flows.insert(&key, hot, cold);
                 out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowPath { flow, path } });
                 if has_latency {
                     out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::FlowLatency { flow, latency_ns: latency } });
@@ -579,10 +491,10 @@ impl IntState {
                 return;
             }
         };
-        e.last_seen_ns = now;
-        let periodic = now.saturating_sub(e.last_push_ns) >= push_every;
+        hot.last_seen_ns = now;
+        let periodic = now.saturating_sub(hot.last_push_ns) >= push_every;
         if periodic {
-            e.last_push_ns = now;
+            hot.last_push_ns = now;
         }
         let path_changed = e.path != path;
         if path_changed || periodic {
@@ -633,17 +545,20 @@ impl IntState {
         }
         self.last_sweep_ns = now_ns;
         let alive = |seen: u64| now_ns.saturating_sub(seen) < idle;
-        let before = self.flows.len();
-        self.flows.retain(|_, e| alive(e.last_seen_ns));
-        self.counters.flows_expired += (before - self.flows.len()) as u64;
+        self.counters.flows_expired += self.flows.retain(|e| alive(e.last_seen_ns)) as u64;
+        let generation = self.sw.generation();
         self.counters.ports_expired += self.sw.links.retain(|e| alive(e.last_seen_ns)) as u64;
         self.counters.queues_expired += self.sw.queues.retain(|e| alive(e.last_seen_ns)) as u64;
+        if self.sw.generation() != generation {
+            // Per-switch entries moved: no flow's cached indices hold.
+            self.flows.forget_slots();
+        }
     }
 
     /// Per switch, the largest latest hop latency of any flow through it.
     pub fn hop_latency_by_switch(&self) -> std::collections::HashMap<u32, u32> {
         let mut m = std::collections::HashMap::new();
-        for e in self.flows.values().filter(|e| e.has_latency) {
+        for e in self.flows.cold_entries().filter(|e| e.has_latency) {
             for (sw, t) in e.path.as_slice().iter().zip(&e.hop_latency) {
                 let v = m.entry(*sw).or_insert(0u32);
                 *v = (*v).max(t.value as u32);
@@ -663,184 +578,5 @@ impl IntState {
             .queues
             .iter()
             .map(|(k, e)| (*k, e.occupancy.map(|t| t.value as u32), e.congestion.map(|t| t.value as u32)))
-    }
-}
-
-impl SwitchTables {
-    /// Per-switch keys of one hop's metadata. `slots`: where this hop's keys were found
-    /// for the same flow last time (used when the keys are the same; `NONE` when there
-    /// is no such flow), updated here.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn apply_hop(&mut self, cfg: &StateConfig, counters: &mut StateCounters, h: &HopValues, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), slots: &mut HopSlots) {
-        // The keys the cached indices were found at.
-        let old = slots.values;
-        let u = HopUse::of(fields, h);
-        let mut complete = true;
-        let mut link = NO_SLOT;
-        if u.link {
-            let key = (h.switch_id, h.egress_port);
-            let cached = slots.link != NO_SLOT && (old.switch_id, old.egress_port) == key;
-            let found = if cached { Some(slots.link) } else { self.links.find(&key) };
-            link = match found {
-                Some(i) => {
-                    self.update_link(cfg, i, h, now, ts, out);
-                    i
-                }
-                None if self.links.len() >= cfg.max_ports => {
-                    counters.ports_refused += 1;
-                    NO_SLOT
-                }
-                None => {
-                    let i = self.links.insert(key, LinkEntry { util: Tracked::new(h.tx_utilization as u64, cfg.widths.link_utilization), last_seen_ns: now, last_push_ns: now });
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: link_kind(h) });
-                    i
-                }
-            };
-            complete = link != NO_SLOT;
-        }
-        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
-        let mut queue = NO_SLOT;
-        let mut cqueue = NO_SLOT;
-        if u.queue {
-            let cached = slots.queue != NO_SLOT && (old.switch_id, old.queue_id) == (h.switch_id, h.queue_id);
-            let con = u.queue_congestion.then_some(h.queue_congestion);
-            queue = self.apply_queue(cfg, counters, h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out, cached.then_some(slots.queue));
-            complete &= queue != NO_SLOT;
-        }
-        if u.cqueue {
-            let cached = slots.cqueue != NO_SLOT && (old.switch_id, old.congestion_queue_id) == (h.switch_id, h.congestion_queue_id);
-            cqueue = self.apply_queue(cfg, counters, h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out, cached.then_some(slots.cqueue));
-            complete &= cqueue != NO_SLOT;
-        }
-        *slots = HopSlots { link, queue, cqueue, complete, values: *h };
-    }
-
-    /// [`SwitchTables::apply_hop`] for a hop whose values, fields and keys are those it
-    /// had when `slots` was filled, every key found (`complete`), and no table index
-    /// moved since: the entries are updated at their indices, the same events emitted.
-    #[inline(always)]
-    fn apply_hop_cached(&mut self, cfg: &StateConfig, slots: &HopSlots, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let h = &slots.values;
-        let port = (fields & field::L1_PORTS != 0).then_some(h.egress_port);
-        if slots.link != NO_SLOT {
-            self.update_link(cfg, slots.link, h, now, ts, out);
-        }
-        if slots.queue != NO_SLOT {
-            let con = (fields & field::QUEUE_CONGESTION != 0 && h.queue_id == h.congestion_queue_id).then_some(h.queue_congestion);
-            update_queue(cfg, self.queues.at(slots.queue), h.switch_id, h.queue_id, port, Some(h.queue_occupancy), con, now, ts, out);
-        }
-        if slots.cqueue != NO_SLOT {
-            update_queue(cfg, self.queues.at(slots.cqueue), h.switch_id, h.congestion_queue_id, port, None, Some(h.queue_congestion), now, ts, out);
-        }
-    }
-
-    #[inline(always)]
-    fn update_link(&mut self, cfg: &StateConfig, i: u32, h: &HopValues, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let e = self.links.at(i);
-        e.last_seen_ns = now;
-        let crossed = e.util.update(h.tx_utilization as u64, cfg.widths.link_utilization);
-        if let Some(cause) = due(crossed, &mut e.last_push_ns, now, cfg.push_interval_ns) {
-            out(IntEvent { ts_ns: ts, cause, kind: link_kind(h) });
-        }
-    }
-
-    /// One queue key; returns its index (`NO_SLOT` when refused). `cached`: its index,
-    /// when known.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn apply_queue(&mut self, cfg: &StateConfig, counters: &mut StateCounters, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent), cached: Option<u32>) -> u32 {
-        let w = cfg.widths;
-        let key = (switch, queue);
-        let found = if cached.is_some() { cached } else { self.queues.find(&key) };
-        match found {
-            Some(i) => {
-                update_queue(cfg, self.queues.at(i), switch, queue, port, occupancy, congestion, now, ts, out);
-                i
-            }
-            None if self.queues.len() >= cfg.max_queues => {
-                counters.queues_refused += 1;
-                NO_SLOT
-            }
-            None => {
-                let i = self.queues.insert(key, QueueEntry {
-                    occupancy: occupancy.map(|v| Tracked::new(v as u64, w.queue_occupancy)),
-                    congestion: congestion.map(|v| Tracked::new(v as u64, w.queue_congestion)),
-                    last_seen_ns: now,
-                    last_push_ns: now,
-                });
-                if let Some(v) = occupancy {
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
-                }
-                if let Some(v) = congestion {
-                    out(IntEvent { ts_ns: ts, cause: Cause::NewKey, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
-                }
-                i
-            }
-        }
-    }
-}
-
-#[inline(always)]
-fn link_kind(h: &HopValues) -> EventKind {
-    EventKind::LinkUtilization { switch: h.switch_id, port: h.egress_port, utilization: h.tx_utilization }
-}
-
-/// A queue key that exists: its values, last-seen and push times.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-    let w = cfg.widths;
-    e.last_seen_ns = now;
-    let periodic = now.saturating_sub(e.last_push_ns) >= cfg.push_interval_ns;
-    if periodic {
-        e.last_push_ns = now;
-    }
-    if let Some(v) = occupancy {
-        if let Some(cause) = track_optional(&mut e.occupancy, v as u64, w.queue_occupancy, periodic) {
-            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
-        }
-    }
-    if let Some(v) = congestion {
-        if let Some(cause) = track_optional(&mut e.congestion, v as u64, w.queue_congestion, periodic) {
-            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch, queue, congestion: v } });
-        }
-    }
-}
-
-/// A value a key may or may not carry yet (a queue's occupancy, its congestion): tracked
-/// from its first report on (a new key), then an event when it crosses its interval or
-/// the key's periodic push is due.
-#[inline(always)]
-fn track_optional(slot: &mut Option<Tracked>, v: u64, width: u64, periodic: bool) -> Option<Cause> {
-    match slot {
-        Some(t) => {
-            if t.update(v, width) {
-                Some(Cause::Interval)
-            } else {
-                periodic.then_some(Cause::Periodic)
-            }
-        }
-        None => {
-            *slot = Some(Tracked::new(v, width));
-            Some(Cause::NewKey)
-        }
-    }
-}
-
-/// The cause of an event for a value that did or did not cross its interval, given when
-/// its key was last pushed.
-#[inline]
-fn due(crossed: bool, last_push_ns: &mut u64, now: u64, every: u64) -> Option<Cause> {
-    let periodic = now.saturating_sub(*last_push_ns) >= every;
-    if periodic {
-        *last_push_ns = now;
-    }
-    if crossed {
-        Some(Cause::Interval)
-    } else if periodic {
-        Some(Cause::Periodic)
-    } else {
-        None
     }
 }

@@ -307,7 +307,13 @@ fn copy_stack(to: &mut [u8; RAW_STACK_MAX + 8], from: &[u8]) {
     let n = from.len();
     debug_assert!(n <= RAW_STACK_MAX && n % 4 == 0);
     let mut i = 0;
-    while i + 32 <= n {
+    // 64-byte blocks first: 6 hops of every v0.5 field are 3 of them.
+    while i + 64 <= n {
+        let s: &[u8; 64] = from[i..].first_chunk().expect("64 bytes");
+        *to[i..].first_chunk_mut().expect("64 bytes") = *s;
+        i += 64;
+    }
+    if i + 32 <= n {
         let s: &[u8; 32] = from[i..].first_chunk().expect("32 bytes");
         *to[i..].first_chunk_mut().expect("32 bytes") = *s;
         i += 32;

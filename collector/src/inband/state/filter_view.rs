@@ -37,7 +37,7 @@ pub struct QueueView {
 
 impl IntState {
     pub fn flow_view(&self, flow: &FiveTuple) -> Option<FlowView> {
-        let e = self.flows.get(&self.flow_keys.key(flow))?;
+        let (hot, e) = self.flows.get(&self.flow_keys.key(flow))?;
         let w = self.cfg.widths;
         let mut hop_latency_interval = [0; MAX_HOPS];
         for (o, t) in hop_latency_interval.iter_mut().zip(&e.hop_latency) {
@@ -49,8 +49,8 @@ impl IntState {
             has_latency: e.has_latency,
             latency_interval: e.latency.start / w.flow_latency_ns,
             hop_latency_interval,
-            last_push_ns: e.last_push_ns,
-            last_seen_ns: e.last_seen_ns,
+            last_push_ns: hot.last_push_ns,
+            last_seen_ns: hot.last_seen_ns,
         })
     }
 
@@ -59,7 +59,7 @@ impl IntState {
         let e = self.sw.links.get(i);
         Some(LinkView {
             interval: e.util.start / self.cfg.widths.link_utilization,
-            last_push_ns: e.last_push_ns,
+            last_push_ns: e.push.last_ns,
             last_seen_ns: e.last_seen_ns,
         })
     }
@@ -71,7 +71,7 @@ impl IntState {
         Some(QueueView {
             occupancy_interval: e.occupancy.map(|t| t.start / w.queue_occupancy),
             congestion_interval: e.congestion.map(|t| t.start / w.queue_congestion),
-            last_push_ns: e.last_push_ns,
+            last_push_ns: e.push.last_ns,
             last_seen_ns: e.last_seen_ns,
         })
     }
