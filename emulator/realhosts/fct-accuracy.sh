@@ -16,8 +16,13 @@
 #   kern-red      the same with RED marking at K (min K, max K+1 packets, probability 1,
 #                 EWMA weight 1/2, ecn), ECN on in the hosts; needs sch_red
 # Hosts' own interfaces are shaped to GBPS too (HTB, pfifo 1024 = the emulator's NIC queue).
-# Senders (the servers) run cubic, set per socket (this kernel has no tcp_dctcp, and its
-# namespaces default to bbr); with ECN, cubic halves on a mark.
+# Hosts run cubic (set per socket on the servers: this kernel's namespaces default to bbr),
+# except under ECN marking (emu-dctcp, emu-hull, kern-ecn, kern-red), where they run DCTCP:
+# the kernel's tcp_dctcp if it has one, else planck_dctcp, registered for the run by
+# dctcp-cc.sh (a BPF congestion control; this kernel offers reno, cubic and bbr only), on the
+# servers' sockets and as the namespaces' default (the clients' CE echo), which takes it into
+# net.ipv4.tcp_allowed_congestion_control for the run (restored on exit). Runs before Nov 26
+# (second session) had cubic with ECN there, which halves on a mark.
 #
 # Usage (root): emulator/realhosts/fct-accuracy.sh OUT_DIR
 #   NETS="emu-droptail emu-dctcp kern-droptail kern-red" LOADS="0.2 0.4 0.6" SEEDS="1 2 3"
@@ -86,11 +91,38 @@ teardown() {
   ip netns del "${P}sw" 2>/dev/null
   set -e
 }
-trap teardown EXIT
+ALLOWED_SAVED=
+LOADED_CC=
+restore_cc() {
+  [ -n "$ALLOWED_SAVED" ] && sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED_SAVED"
+  [ -n "$LOADED_CC" ] && "$REPO/emulator/realhosts/dctcp-cc.sh" unload >/dev/null 2>&1
+  return 0
+}
+trap 'teardown; restore_cc' EXIT
 
-host_sysctls() { # ecn(0|1)
+# The hosts' DCTCP (see the header): its name, registered and allowed in namespaces.
+dctcp_cc() {
+  local cc
+  if grep -qw dctcp /proc/sys/net/ipv4/tcp_available_congestion_control; then
+    cc=dctcp
+  else
+    grep -qw "$("$REPO/emulator/realhosts/dctcp-cc.sh" name)" /proc/sys/net/ipv4/tcp_available_congestion_control \
+      || LOADED_CC=1
+    cc=$("$REPO/emulator/realhosts/dctcp-cc.sh" load) || { echo "fct-accuracy: no DCTCP for the hosts" >&2; exit 2; }
+  fi
+  local allowed
+  allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
+  if ! grep -qw "$cc" <<<"$allowed"; then
+    [ -n "$ALLOWED_SAVED" ] || ALLOWED_SAVED=$allowed
+    sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed $cc"
+  fi
+  CC=$cc
+}
+
+host_sysctls() { # ecn(0|1) congestion-control
   for h in "${HOSTS[@]}"; do
     ip netns exec "$P$h" sysctl -qw net.ipv4.tcp_ecn="$1"
+    [ "$2" = cubic ] || ip netns exec "$P$h" sysctl -qw net.ipv4.tcp_congestion_control="$2"
     # The host's NIC at GBPS, a FIFO as deep as the emulator's NIC queue.
     ip netns exec "$P$h" tc qdisc replace dev eth0 root handle 1: htb default 1
     ip netns exec "$P$h" tc class add dev eth0 parent 1: classid 1:1 htb rate "${GBPS}gbit" ceil "${GBPS}gbit" quantum 1514
@@ -244,11 +276,14 @@ k = $K"; ecn=1 ;;
       kern_up "red limit $((BUFFER * 1514)) min $((K * 1514)) max $(((K + 1) * 1514)) avpkt 1514 burst $K probability 1.0 bandwidth ${GBPS}gbit ecn"; ecn=1 ;;
     *) echo "unknown net $net" >&2; exit 2 ;;
   esac
-  host_sysctls "$ecn"
+  CC=cubic
+  case $net in emu-dctcp|emu-hull|kern-ecn|kern-red) dctcp_cc ;; esac
+  log "$net: hosts' congestion control $CC"
+  host_sysctls "$ecn" "$CC"
   total=$(( ($(echo "$LOADS" | wc -w) * $(echo "$SEEDS" | wc -w)) * (RUN_SECONDS + DRAIN_SECONDS + 40) + 60 ))
   for s in "${SERVERS[@]}"; do
     # shellcheck disable=SC2086
-    timeout $((total + 30)) ip netns exec "$P$s" "$FCT" server --bind "$(ip_of "$s"):5300" --seconds "$total" --cc cubic $tos &
+    timeout $((total + 30)) ip netns exec "$P$s" "$FCT" server --bind "$(ip_of "$s"):5300" --seconds "$total" --cc "$CC" $tos &
     PIDS+=($!)
   done
   sleep 0.5
