@@ -1,7 +1,6 @@
 package org.planck.app.routing;
 
 import com.google.common.hash.HashFunction;
-import com.google.common.hash.Hasher;
 import com.google.common.hash.Hashing;
 import org.onlab.packet.IpPrefix;
 import org.onlab.packet.MacAddress;
@@ -60,20 +59,36 @@ final class OnosFlowIds {
     static long flowId(ApplicationId appId, DeviceId device, TrafficSelector selector, int priority,
                        TableId table) {
         boolean asciiDigits = asciiDigits();
-        Hasher h = MURMUR3_32.newHasher();
-        h.putUnencodedChars(device.toString());
-        StringBuilder sb = new StringBuilder(48);
+        // fromApp streams these into murmur3_32 one char at a time; the same bytes hashed at
+        // once give the same hash (chars and the int little-endian, as Guava's hashers put them).
+        StringBuilder sb = new StringBuilder(160);
+        sb.append(device.toString());
         for (Criterion c : selector.criteria()) {
-            sb.setLength(0);
-            if (asciiDigits && render(c, sb)) {
-                h.putUnencodedChars(sb);
-            } else {
-                h.putUnencodedChars(c.toString());
+            if (!asciiDigits || !render(c, sb)) {
+                sb.append(c.toString());
             }
         }
-        h.putInt(priority);
-        h.putUnencodedChars(table.toString());
-        return (((long) appId.id()) << 48) | (h.hash().asInt() & 0xffffffffL);
+        String tableId = table.toString();
+        int chars = sb.length();
+        byte[] bytes = new byte[2 * (chars + tableId.length()) + Integer.BYTES];
+        int at = 0;
+        for (int i = 0; i < chars; i++) {
+            at = putChar(bytes, at, sb.charAt(i));
+        }
+        bytes[at++] = (byte) priority;
+        bytes[at++] = (byte) (priority >>> 8);
+        bytes[at++] = (byte) (priority >>> 16);
+        bytes[at++] = (byte) (priority >>> 24);
+        for (int i = 0; i < tableId.length(); i++) {
+            at = putChar(bytes, at, tableId.charAt(i));
+        }
+        return (((long) appId.id()) << 48) | (MURMUR3_32.hashBytes(bytes).asInt() & 0xffffffffL);
+    }
+
+    private static int putChar(byte[] bytes, int at, char c) {
+        bytes[at] = (byte) c;
+        bytes[at + 1] = (byte) (c >>> 8);
+        return at + 2;
     }
 
     /** Whether String.format's %d renders ASCII digits in the default format locale. */
@@ -89,7 +104,10 @@ final class OnosFlowIds {
         return last.zero == '0';
     }
 
-    /** Appends c.toString() for the criteria with a fast rendering; false for the others. */
+    /**
+     * Appends c.toString() for the criteria with a fast rendering; false (nothing appended) for
+     * the others.
+     */
     private static boolean render(Criterion c, StringBuilder sb) {
         if (c instanceof EthCriterion) {
             EthCriterion e = (EthCriterion) c;
