@@ -45,12 +45,14 @@ public final class ShadowFlowRules {
         TrafficTreatment.Builder treatment = DefaultTrafficTreatment.builder();
         rule.setEthDst().ifPresent(treatment::setEthDst);
         treatment.setOutput(rule.outPort());
+        TrafficSelector built = selector.build();
+        // The id fromApp(appId) would compute, without its String.format per address octet.
         return DefaultFlowRule.builder()
                 .forDevice(rule.device())
-                .withSelector(selector.build())
+                .withSelector(built)
                 .withTreatment(MirrorOutput.decorate(treatment.build(), mirror))
                 .withPriority(rule.priority())
-                .fromApp(appId)
+                .withCookie(OnosFlowIds.flowId(appId, rule.device(), built, rule.priority(), FlowRule.DEFAULT_TABLE))
                 .makePermanent()
                 .build();
     }
