@@ -73,7 +73,9 @@ EOF
 "$EMU" hosts up --config "$D/c.toml" >/dev/null || fail "hosts up"
 timeout 120 "$EMU" run --config "$D/c.toml" --out "$D/out" > "$D/summary.json" 2> "$D/err" &
 EMU_PID=$!
-xdp_on() { ip -d link show "$1" | grep -oE '\bxdp(generic)?\b' | head -1; }
+# iproute2 says "Peer netns reference is invalid" on stderr for a veth whose peer is in a
+# namespace it has no id for; the XDP attachment is on stdout either way.
+xdp_on() { ip -d link show "$1" 2>/dev/null | grep -oE '\bxdp(generic)?\b' | head -1; }
 for _ in $(seq 100); do
   [ "$(xdp_on "${P}b-e")" = xdp ] && break
   kill -0 "$EMU_PID" 2>/dev/null || fail "emulator exited: $(cat "$D/err")"
