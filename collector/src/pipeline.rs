@@ -669,6 +669,7 @@ impl<D: Decoder> Worker<D> {
     fn report_dirty(&mut self) {
         let params = self.cfg.window;
         let mut dirty = std::mem::take(&mut self.dirty);
+        let mut fresh = false;
         for &slot in &dirty {
             if !self.flows.is_live(slot) {
                 continue;
@@ -691,6 +692,9 @@ impl<D: Decoder> Worker<D> {
                 st.quiet = Quiet::Reported;
             }
             st.reported_to_ns = est.last_ns;
+            // A round with new rates leaves at once; one of withdrawals only (flows gone
+            // quiet) rides with the next round's rates after the lane's interval, as before.
+            fresh |= !quiet;
             let dst_mac = self.flows.view(slot).dst_mac;
             let st = self.flows.cold_mut(slot);
             let port = &self.map.ports[st.port as usize];
@@ -721,6 +725,9 @@ impl<D: Decoder> Worker<D> {
         }
         dirty.clear();
         self.dirty = dirty;
+        if let (true, Some(sink)) = (fresh, &self.sink) {
+            sink.end_of_report();
+        }
     }
 
     /// Expires idle flows and withdraws the load of quiet ones (see

@@ -442,3 +442,45 @@ fn a_notice_does_not_wait_for_the_report_batch_on_its_way() {
     assert_eq!(metrics.batches_sent.get(), 2);
     assert_eq!(metrics.queue_drops.get(), 0);
 }
+
+#[test]
+fn a_finished_report_round_leaves_without_waiting_for_the_batching_interval() {
+    // A worker's report round already waited for the report interval; the lane must not hold
+    // it for another one. With a 5 s interval the batch would arrive after 5 s; the end of the
+    // round sends both events, in one batch, at once.
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/onos/planck/v1/telemetry/events", server.server_addr());
+    let got = controller(server);
+    let metrics = Arc::new(Metrics::new());
+    let settings = Arc::new(DetectionSettings::new(80.0, 5.0, 5000.0));
+    let (exporter, sink) = Exporter::new(export_config(url), metrics.clone(), settings);
+    let export_thread = std::thread::spawn(move || exporter.run());
+    // Events without the mark wait for the interval.
+    assert!(sink.send(flow_rate(1)));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(got.lock().unwrap().batches.len(), 0, "sent before its round ended");
+    assert!(sink.send(flow_rate(2)));
+    let marked = Instant::now();
+    sink.end_of_report();
+    assert!(wait_for(&got, |r| !r.batches.is_empty()));
+    assert!(
+        marked.elapsed() < Duration::from_millis(2500),
+        "the round waited {:?}, as for the 5 s interval",
+        marked.elapsed()
+    );
+    {
+        let g = got.lock().unwrap();
+        assert_eq!(g.batches.len(), 1);
+        assert_eq!(g.batches[0]["events"].as_array().unwrap().len(), 2);
+    }
+    // A mark with nothing pending does not hurry the next round's first event.
+    sink.end_of_report();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(sink.send(flow_rate(3)));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(got.lock().unwrap().batches.len(), 1, "the next round's first event left alone");
+    drop(sink);
+    export_thread.join().unwrap();
+    assert_eq!(metrics.events_sent.get(), 3);
+    assert_eq!(metrics.queue_drops.get(), 0);
+}

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use base64::Engine;
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Select, Sender, TrySendError};
 
 use crate::detect::DetectionSettings;
 use crate::metrics::Metrics;
@@ -42,6 +42,8 @@ pub struct EventSink {
     tx: Sender<Event>,
     /// The notice lane; `None` puts notices in `tx` with the rest (plain channel).
     notices: Option<Sender<Event>>,
+    /// Marks the end of a worker's report round on the report lane (`None`: plain channel).
+    end_of_report: Option<Sender<()>>,
     metrics: Arc<Metrics>,
 }
 
@@ -61,6 +63,17 @@ impl EventSink {
         }
     }
 
+    /// A worker's report round is complete: the report lane sends what it holds now rather
+    /// than after its batching interval. The worker's round already waited for the flow report
+    /// interval; batching it for another interval in the lane made each report up to twice as
+    /// old when the controller got it.
+    pub fn end_of_report(&self) {
+        if let Some(e) = &self.end_of_report {
+            // Full: a mark is pending already, and it covers these events too.
+            let _ = e.try_send(());
+        }
+    }
+
     /// A sink backed by a plain bounded channel (tests, offline use).
     pub fn channel(capacity: usize, metrics: Arc<Metrics>) -> (EventSink, Receiver<Event>) {
         let (tx, rx) = crossbeam_channel::bounded(capacity);
@@ -68,6 +81,7 @@ impl EventSink {
             EventSink {
                 tx,
                 notices: None,
+                end_of_report: None,
                 metrics,
             },
             rx,
@@ -108,6 +122,8 @@ struct Lane {
     /// Send whatever is pending at once (the notice lane; the sink routes every congestion
     /// notice there, so the report lane never holds one).
     immediate: bool,
+    /// End-of-round marks from the workers (the report lane): send what is pending then.
+    end_of_report: Option<Receiver<()>>,
 }
 
 impl Exporter {
@@ -124,7 +140,7 @@ impl Exporter {
             )
         });
         let next_seq = Arc::new(AtomicU64::new(0));
-        let lane = |name, immediate| {
+        let lane = |name, immediate, end_of_report| {
             let (tx, rx) = crossbeam_channel::bounded(cfg.queue_capacity.max(1));
             // TCP_NODELAY: a request's headers and body leave in separate writes; with Nagle
             // on, the body would wait for the controller's delayed ACK of the headers (up to
@@ -144,14 +160,17 @@ impl Exporter {
                 settings: settings.clone(),
                 next_seq: next_seq.clone(),
                 immediate,
+                end_of_report,
             };
             (lane, tx)
         };
-        let (reports, tx) = lane("reports", false);
-        let (notices, notice_tx) = lane("notices", true);
+        let (end_tx, end_rx) = crossbeam_channel::bounded(1);
+        let (reports, tx) = lane("reports", false, Some(end_rx));
+        let (notices, notice_tx) = lane("notices", true, None);
         let sink = EventSink {
             tx,
             notices: Some(notice_tx),
+            end_of_report: Some(end_tx),
             metrics,
         };
         (Exporter { reports, notices }, sink)
@@ -215,31 +234,63 @@ impl Lane {
         let mut backoff = self.cfg.min_backoff;
         let mut last_error_log: Option<Instant> = None;
         let mut open = true;
+        // A worker ended its report round: send what is pending without waiting for the interval.
+        let mut round_ended = false;
+        let mut end_of_report = self.end_of_report.clone();
         while open || in_flight.is_some() || !pending.is_empty() {
             let interval = Duration::from_nanos(self.settings.report_interval_ns());
             let now = Instant::now();
             let deadline = match (&in_flight, retry_at, first_pending) {
                 (Some(_), Some(r), _) => r,
                 (Some(_), None, _) => now,
-                (None, _, Some(_)) if self.immediate => now,
+                (None, _, Some(_)) if self.immediate || round_ended => now,
                 (None, _, Some(f)) => f + interval,
                 (None, _, None) => now + Duration::from_millis(200),
             };
+            let mut end_gone = false;
             if open {
-                match self.rx.recv_deadline(deadline.max(now)) {
-                    Ok(ev) => {
-                        self.admit(&mut pending, &mut first_pending, ev);
+                let mut sel = Select::new();
+                let events = sel.recv(&self.rx);
+                if let Some(end) = &end_of_report {
+                    sel.recv(end);
+                }
+                match sel.select_deadline(deadline.max(now)) {
+                    Ok(op) if op.index() == events => match op.recv(&self.rx) {
+                        Ok(ev) => {
+                            self.admit(&mut pending, &mut first_pending, ev);
+                            while let Ok(ev) = self.rx.try_recv() {
+                                self.admit(&mut pending, &mut first_pending, ev);
+                            }
+                        }
+                        Err(_) => open = false,
+                    },
+                    Ok(op) => {
+                        let end = end_of_report.as_ref().expect("selected");
+                        if op.recv(end).is_ok() {
+                            round_ended = true;
+                        } else {
+                            // Every sink is gone; the event channel says so next.
+                            end_gone = true;
+                        }
+                        // The round's events were queued before its mark.
                         while let Ok(ev) = self.rx.try_recv() {
                             self.admit(&mut pending, &mut first_pending, ev);
                         }
                     }
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => open = false,
-                }
+                    Err(_) => {}
+                };
+            }
+            if end_gone {
+                end_of_report = None;
+            }
+            if pending.is_empty() {
+                // Its events left already: the mark must not hurry the next round's first event.
+                round_ended = false;
             }
             let now = Instant::now();
             if in_flight.is_none() && !pending.is_empty() {
                 let due = self.immediate
+                    || round_ended
                     || !open
                     || pending.len() >= MAX_EVENTS_PER_BATCH
                     || first_pending.is_some_and(|f| now >= f + interval);
@@ -249,6 +300,8 @@ impl Lane {
                     first_pending = if pending.is_empty() { None } else { Some(now) };
                     in_flight = Some((self.next_seq.fetch_add(1, Ordering::Relaxed), batch));
                     retry_at = None;
+                    // Events of the ended round beyond one batch follow at once.
+                    round_ended = round_ended && !pending.is_empty();
                 }
             }
             if let Some((seq, events)) = &in_flight {

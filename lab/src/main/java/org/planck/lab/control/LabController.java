@@ -27,10 +27,8 @@ import org.planck.app.routing.algo.ShadowRoutePlanner;
 import org.planck.app.te.algo.TeLoop;
 import org.planck.lab.emu.CounterSnapshot;
 import org.planck.lab.emu.EmulatorClient;
-import org.planck.lab.emu.EmulatorException;
 import org.planck.lab.emu.EmulatorTopology;
 import org.planck.lab.emu.RuleTranslation;
-import org.planck.lab.sched.LoopThreads;
 import org.planck.api.inband.FlowConformance;
 import org.planck.api.inband.PintCounters;
 import org.planck.app.inband.algo.PathConformance;
@@ -50,9 +48,6 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static com.google.common.base.Preconditions.checkNotNull;
@@ -69,9 +64,10 @@ import static com.google.common.base.Preconditions.checkState;
  * one flow-mod in ONOS) and where moves are reported.
  *
  * <p>All moves of one decision round (one telemetry batch, one poll) reach the fabric in one
- * atomic rule batch, installed off the telemetry thread so that the collector's next batch is not
- * held up by the fabric's round trip. Thread-safe (one lock; decisions are serialised as in the
- * app).</p>
+ * atomic rule batch. The deciding thread installs it itself once it has answered its source
+ * ({@link #installPending()}), outside the controller's lock, so that another batch can be
+ * decided during the fabric's round trip; batches reach the fabric in decision order.
+ * Thread-safe (one lock; decisions are serialised as in the app).</p>
  */
 public final class LabController implements TelemetrySink, AutoCloseable {
     /** Shadow paths per destination: k/2 = 2 disjoint core paths per pod pair on a k=4 fat tree, 4 trees. */
@@ -109,12 +105,16 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     private final List<Decision> round = new ArrayList<>();
 
     /**
-     * Installs rule batches in decision order. Bounded: when it is full the deciding thread
-     * installs the batch itself and so slows down its sources.
+     * Rule batches decided and not yet handed to the fabric, in decision order. Appended under
+     * the controller's lock; installed by whichever deciding thread holds {@link #installing}.
+     * A deciding thread drains it right after its decision, so it holds at most one batch per
+     * thread that decides at once (the telemetry threads and the poller); the bound is a guard.
+     * The hand-over to an installer thread this replaces cost a wake-up: decision → rules
+     * submitted p50 107 us, p99 882 us in the lab.
      */
-    private final ThreadPoolExecutor installer = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-            new ArrayBlockingQueue<>(64), LoopThreads.factory("lab-rule-installer"),
-            new ThreadPoolExecutor.CallerRunsPolicy());
+    private final ArrayBlockingQueue<PendingInstall> pending = new ArrayBlockingQueue<>(64);
+    /** Held while handing batches to the fabric, so that they leave in order. */
+    private final Object installing = new Object();
     private final AtomicLong moves = new AtomicLong();
     /** Every move the loop decided, in order (bounded: a run has at most a few thousand). */
     private final List<Reroute> decidedMoves = new ArrayList<>();
@@ -165,15 +165,6 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         loop.setLoadViewTriggers(intPorts.signal().usesMirrors());
         loop.sync();
         lastCounters = null;
-        // The installer's thread starts now and runs at the loop's priority before the first
-        // move: started on demand at a run's first decision it began at normal priority and,
-        // with the JIT compiling, waited up to ~100 ms for a core before it could promote itself.
-        try {
-            awaitInstalled();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting the rule installer", e);
-        }
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
         return plan;
     }
@@ -524,7 +515,18 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         byPort.forEach((port, rs) -> decided(trigger, port, sampleUs, receiptUs, rs, false, stages));
     }
 
-    /** Hands the round's placements to the installer as one rule batch. Caller holds the lock. */
+    /** A round's rule batch with its decisions, waiting for {@link #installPending()}. */
+    private static final class PendingInstall {
+        final LabPlacements.Batch batch;
+        final List<Decision> decisions;
+
+        PendingInstall(LabPlacements.Batch batch, List<Decision> decisions) {
+            this.batch = batch;
+            this.decisions = decisions;
+        }
+    }
+
+    /** Queues the round's placements as one rule batch. Caller holds the lock. */
     private void flushRound() {
         Optional<LabPlacements.Batch> batch = placements.drain();
         List<Decision> decisions = new ArrayList<>(round);
@@ -532,10 +534,32 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         if (batch.isEmpty()) {
             return;
         }
-        installer.execute(() -> install(batch.get(), decisions));
+        // Full only if deciding threads stopped draining: a defect, not load.
+        checkState(pending.offer(new PendingInstall(batch.get(), decisions)),
+                   "%s rule batches decided and never installed", pending.size());
     }
 
-    /** Installer thread: one rule batch, then the latency records, or the undo on refusal. */
+    /**
+     * Hands every decided rule batch to the fabric, in decision order, in the calling thread;
+     * returns once each was answered (or refused). Called by a deciding thread once it has
+     * answered its source, outside the lock: a batch that another thread is installing is
+     * waited for, and a later one may be installed by this call.
+     */
+    public void installPending() {
+        synchronized (installing) {
+            PendingInstall p;
+            while ((p = pending.poll()) != null) {
+                install(p.batch, p.decisions);
+            }
+        }
+    }
+
+    @Override
+    public void afterIngest() {
+        installPending();
+    }
+
+    /** One rule batch, then the latency records, or the undo on refusal. */
     private void install(LabPlacements.Batch batch, List<Decision> decisions) {
         long appliedUs;
         long answeredUs;
@@ -543,7 +567,8 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         try {
             appliedUs = emulator.applyRules(batch.ops);
             answeredUs = nowUs();
-        } catch (EmulatorException e) {
+        } catch (RuntimeException e) {
+            // Refused, unreachable, or a defect in the client: the moves did not go in either way.
             synchronized (this) {
                 applyFailures.incrementAndGet();
                 log.warn("Installing {} moves failed: {}", batch.ops.size(), e.getMessage());
@@ -561,29 +586,17 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     }
 
     /**
-     * Waits until every rule batch handed to the installer so far has been answered by the fabric.
-     *
-     * @throws InterruptedException if interrupted while waiting
+     * Returns once every rule batch decided so far has been answered by the fabric (installing
+     * any still waiting in the calling thread).
      */
-    public void awaitInstalled() throws InterruptedException {
-        try {
-            installer.submit(() -> { }).get();
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("rule installer failed", e.getCause());
-        }
+    public void awaitInstalled() {
+        installPending();
     }
 
+    /** Installs what is still pending, so no decided move is left out of the fabric. */
     @Override
     public void close() {
-        installer.shutdown();
-        try {
-            if (!installer.awaitTermination(5, TimeUnit.SECONDS)) {
-                installer.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            installer.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        installPending();
     }
 
     /** The loop's reroute reporter: keeps the move for the run's moves log. */

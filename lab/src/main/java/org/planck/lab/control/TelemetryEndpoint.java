@@ -185,6 +185,10 @@ public final class TelemetryEndpoint implements AutoCloseable {
                 return;
             }
             batches.incrementAndGet();
+            // Before the answer: the controller's rule batch goes to the fabric first (the
+            // loop's critical path); the collector only waits for its acknowledgement, and the
+            // events it gathers meanwhile leave in its next batch.
+            s.afterIngest();
             respond(ex, 200, TelemetryJson.ingestResult(mapper, result));
         } finally {
             ex.close();

@@ -15,4 +15,12 @@ public interface TelemetrySink {
      * @return how many events were accepted and how many named unknown devices or ports
      */
     IngestResult ingest(TelemetryBatch batch, long receiptUs);
+
+    /**
+     * Called by the thread that ingested a batch, outside the sink's lock and before its source
+     * is answered: the controller hands its rule batch to the fabric here, in the deciding
+     * thread, without the wake-up of a hand-over to another thread.
+     */
+    default void afterIngest() {
+    }
 }

@@ -402,6 +402,9 @@ public final class ExperimentRunner {
                 } catch (RuntimeException e) {
                     pollErrors.incrementAndGet();
                     log.warn("poll failed: {}", e.getMessage());
+                } finally {
+                    // The poll's moves, handed to the fabric by this thread as PlanckTE's are.
+                    controller.installPending();
                 }
             }, 0, pollIntervalMs(mode), TimeUnit.MILLISECONDS);
         }

@@ -123,21 +123,28 @@ public class LabControllerTest {
     }
 
     /**
-     * The rule installer's thread is running once the plan is installed, before any move: a
-     * thread started at a run's first decision begins at normal priority and waited for a core.
+     * A decision's rule batch waits for the deciding thread to hand it over (after it answered
+     * its source), and then reaches the fabric in that thread: no installer thread to wake.
      */
     @Test
-    public void theRuleInstallerThreadRunsBeforeTheFirstMove() throws Exception {
-        long before = installerThreads();
+    public void aDecidedRuleBatchGoesToTheFabricInTheThreadThatInstallsIt() throws Exception {
         LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
-        c.install();
-        assertEquals(before + 1, installerThreads());
+        RoutingPlan plan = c.install();
+        MacAddress[] m = new MacAddress[4];
+        FlowKey[] f = collidingFlows(plan, m);
+        ConnectPoint uplink = firstHop(plan, plan.graph().host(m[0]).get(), plan.graph().host(m[1]).get());
+        long now = LabController.nowUs();
+        String body = batch(1, flowRate(f[0], uplink, 70e6, now) + "," + flowRate(f[1], uplink, 50e6, now) + ","
+                + congested(uplink, 0.96, now - 300, now));
+        c.ingest(codec.decode(body.getBytes(StandardCharsets.UTF_8)), now + 500);
+        assertEquals("decided, not yet handed over", 1, fabric.ruleBatches().size());
+        assertEquals(-1, latencies.entries().stream().mapToLong(LoopLatencyLog.Entry::answeredUs).max().orElse(-1));
+        c.afterIngest();
+        assertEquals(2, fabric.ruleBatches().size());
+        assertTrue(latencies.entries().stream().anyMatch(e -> e.moves() == 1 && e.answeredUs() >= e.decisionUs()));
+        c.afterIngest();
+        assertEquals("nothing installed twice", 2, fabric.ruleBatches().size());
         c.close();
-    }
-
-    private static long installerThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.isAlive() && t.getName().equals("lab-rule-installer")).count();
     }
 
     @Test

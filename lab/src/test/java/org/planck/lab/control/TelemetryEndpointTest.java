@@ -19,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
@@ -83,6 +85,37 @@ public class TelemetryEndpointTest {
         assertEquals(1763718000120950L, n.sampleUs());
         assertTrue(receipts.get(0) >= before);
         assertEquals(1, endpoint.batches());
+    }
+
+    /**
+     * The work after a decision (the controller's rule batch to the fabric) runs in the thread
+     * that took the batch, before the collector's answer: no hand-over to another thread, and
+     * the answer acknowledges a batch whose moves are in the fabric. Not for a rejected batch.
+     */
+    @Test
+    public void afterIngestRunsInTheIngestingThreadBeforeTheAnswer() throws Exception {
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<String> ingestThread = new AtomicReference<>();
+        AtomicReference<String> afterThread = new AtomicReference<>();
+        endpoint.attach(new TelemetrySink() {
+            @Override
+            public IngestResult ingest(TelemetryBatch batch, long receiptUs) {
+                ingestThread.set(Thread.currentThread().getName());
+                return new IngestResult(1, 0, 0);
+            }
+
+            @Override
+            public void afterIngest() {
+                afterThread.set(Thread.currentThread().getName());
+                ran.countDown();
+            }
+        });
+        assertEquals(400, post("{not json", "planck", "secret", "application/json").statusCode());
+        assertEquals(1, ran.getCount());
+        HttpResponse<String> r = post(VALID, "planck", "secret", "application/json");
+        assertEquals(200, r.statusCode());
+        assertEquals(0, ran.getCount());
+        assertEquals(ingestThread.get(), afterThread.get());
     }
 
     @Test
