@@ -29,13 +29,13 @@ import static com.google.common.base.Preconditions.checkNotNull;
  * Client of the emulator control API, version 1 (docs/protocol/emulator-control-v1.md).
  * Thread-safe. Each exchange is done by the calling thread on a kept-alive connection with
  * TCP_NODELAY (Apache HttpClient 5, classic): the rule batches of the control loop go out
- * from the installer's real-time thread without a hand-over to other threads, which with
+ * from the deciding real-time thread without a hand-over to other threads, which with
  * java.net.http cost about 0.9 ms per exchange at the median here (docs/lab.md).
  */
 public final class EmulatorClient {
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(2);
     private static final Timeout TIMEOUT = Timeout.ofSeconds(10);
-    /** Concurrent exchanges: the rule installer, the poller, the runner's status reads. */
+    /** Concurrent exchanges: the deciding threads, the poller, the runner's status reads. */
     private static final int CONNECTIONS = 8;
 
     private final URI base;
