@@ -1,10 +1,11 @@
-//! The INT state's flow key: a 5-tuple packed into five words and hashed once, when the
-//! report's flow is looked up; the flow table then uses that hash as it is.
+//! The INT state's flow key: a 5-tuple packed into five words ([`PackedTuple`], as
+//! decoding reads it) and hashed once, when the report's flow is looked up; the flow
+//! table then uses that hash as it is.
 
 use std::hash::BuildHasher;
-use std::net::IpAddr;
 
 use crate::decode::FiveTuple;
+use crate::decode::int::packet::PackedTuple;
 
 #[derive(Clone, Copy, Debug, Eq)]
 pub(super) struct FlowKey {
@@ -63,17 +64,13 @@ fn folded_multiply(a: u64, b: u64) -> u64 {
 impl FlowKeys {
     #[inline]
     pub(super) fn key(&self, f: &FiveTuple) -> FlowKey {
-        let (family, src, dst) = match (f.src, f.dst) {
-            (IpAddr::V4(s), IpAddr::V4(d)) => (4u64, u32::from(s) as u128, u32::from(d) as u128),
-            (s, d) => (6u64, v6(s), v6(d)),
-        };
-        let words = [
-            (src >> 64) as u64,
-            src as u64,
-            (dst >> 64) as u64,
-            dst as u64,
-            f.proto as u64 | (f.sport as u64) << 8 | (f.dport as u64) << 24 | family << 40,
-        ];
+        self.key_packed(&PackedTuple::of(f))
+    }
+
+    /// The key of a flow decoding packed (the same as [`FlowKeys::key`] of its 5-tuple).
+    #[inline(always)]
+    pub(super) fn key_packed(&self, p: &PackedTuple) -> FlowKey {
+        let words = p.0;
         let s = &self.0;
         let a = folded_multiply(words[0] ^ s[0], words[1] ^ s[1]);
         let b = folded_multiply(words[2] ^ s[2], words[3] ^ s[3]);
@@ -82,16 +79,9 @@ impl FlowKeys {
     }
 }
 
-fn v6(a: IpAddr) -> u128 {
-    match a {
-        IpAddr::V4(a) => u128::from(a.to_ipv6_mapped()),
-        IpAddr::V6(a) => u128::from(a),
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use std::net::{Ipv4Addr, Ipv6Addr};
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
     use super::*;
 

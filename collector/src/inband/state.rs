@@ -17,7 +17,7 @@ mod stack_mask;
 mod switch;
 pub use filter_view::{FlowView, LinkView, QueueView};
 use flows::{FlowCold, FlowHot, FlowTable, HOT_HOPS, HotHop};
-use stack_mask::{NO_LAYOUT, STACK_WORDS, StackMasks, stack_layout, stack_word};
+use stack_mask::{NO_LAYOUT, STACK_WORDS, StackMasks, differs, keep_masked, stack_layout};
 use switch::SwitchTables;
 
 use super::flow_key::FlowKeys;
@@ -349,11 +349,13 @@ impl IntState {
     /// does not apply.
     #[inline]
     fn apply_unchanged(&mut self, r: &IntReport, raw: &RawStack, now: u64, emit: &mut impl FnMut(IntEvent)) -> bool {
-        let Some(flow) = r.flow else { return false };
+        // A report whose hops are unread has its flow beside them (decoding sets it
+        // in the report with the hops).
+        debug_assert!(r.flow.is_none());
         if r.local_fields != 0 || !r.has_int || r.hop_fields & field::SWITCH_ID == 0 {
             return false;
         }
-        let key = self.flow_keys.key(&flow);
+        let key = self.flow_keys.key_packed(&raw.flow);
         let Some(at) = self.flows.find(&key) else { return false };
         let (e, cold) = self.flows.entry(at);
         let n = r.hop_count as usize;
@@ -370,16 +372,7 @@ impl IntState {
         }
         // The bytes the state reads of every hop, against the flow's last stack.
         let len = n * plan.hop_bytes;
-        let mask = self.masks.get(layout, plan);
-        let full = len / 8;
-        let mut diff = 0u64;
-        for ((w, m), last) in raw.bytes[..full * 8].chunks_exact(8).zip(&mask[..full]).zip(&e.stack[..full]) {
-            diff |= (u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m) ^ last;
-        }
-        if len % 8 != 0 {
-            diff |= (stack_word(raw, full, len) & mask[full]) ^ e.stack[full];
-        }
-        if diff != 0 {
+        if differs(raw, self.masks.get(layout, plan, len), &e.stack, len) {
             return false;
         }
         // As report_time_ns: v1.0 stamps with the sink hop's egress timestamp.
@@ -397,11 +390,12 @@ impl IntState {
             emit(ev)
         };
         e.last_seen_ns = now;
+        let mut sw = self.sw.hot(&self.cfg);
         for (i, h) in e.hops[..n.min(HOT_HOPS)].iter().enumerate() {
-            self.sw.apply_hop_hot(&self.cfg, h, raw, i, r.hop_fields, now, ts, &mut out);
+            sw.apply_hop(h, raw, i, r.hop_fields, now, ts, &mut out);
         }
         for i in HOT_HOPS..n {
-            self.sw.apply_hop_hot(&self.cfg, &HotHop::of(&cold.slots[i]), raw, i, r.hop_fields, now, ts, &mut out);
+            sw.apply_hop(&HotHop::of(&cold.slots[i]), raw, i, r.hop_fields, now, ts, &mut out);
         }
         self.counters.events += events;
         true
@@ -440,14 +434,7 @@ impl IntState {
                 if let Some(raw) = stack {
                     let layout = stack_layout(r.version, raw.plan.bitmap);
                     let len = n * raw.plan.hop_bytes;
-                    let mask = self.masks.get(layout, &raw.plan);
-                    let full = len / 8;
-                    for ((last, w), m) in hot.stack[..full].iter_mut().zip(raw.bytes[..full * 8].chunks_exact(8)).zip(&mask[..full]) {
-                        *last = u64::from_le_bytes(*w.first_chunk().expect("8 bytes")) & m;
-                    }
-                    if len % 8 != 0 {
-                        hot.stack[full] = stack_word(raw, full, len) & mask[full];
-                    }
+                    keep_masked(raw, self.masks.get(layout, &raw.plan, len), &mut hot.stack, len);
                     hot.slot_layout = layout;
                 }
                 (hot, e)

@@ -43,6 +43,12 @@ impl<K: Copy + Eq + Hash, E> Table<K, E> {
         i
     }
 
+    /// Every entry, by index.
+    #[inline(always)]
+    pub(super) fn entries_mut(&mut self) -> &mut [E] {
+        &mut self.entries
+    }
+
     pub(super) fn get(&self, i: u32) -> &E {
         &self.entries[i as usize]
     }

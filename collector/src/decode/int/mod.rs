@@ -217,6 +217,8 @@ pub struct RawStack {
     pub(crate) pending: bool,
     pub(crate) set: &'static instructions::InstructionSet,
     pub(crate) plan: instructions::Plan,
+    /// The first report's flow, while its hops are unread (its `flow` is set with them).
+    pub(crate) flow: packet::PackedTuple,
     /// 8 bytes past the largest stack, so that word-wise reads of the last hop stay
     /// inside.
     pub(crate) bytes: [u8; RAW_STACK_MAX + 8],
@@ -227,7 +229,7 @@ impl Default for ReportBuf {
         ReportBuf {
             reports: Box::new([IntReport::EMPTY; MAX_REPORTS]),
             len: 0,
-            stack: Box::new(RawStack { enabled: false, pending: false, set: &instructions::V05, plan: instructions::Plan::EMPTY, bytes: [0; RAW_STACK_MAX + 8] }),
+            stack: Box::new(RawStack { enabled: false, pending: false, set: &instructions::V05, plan: instructions::Plan::EMPTY, flow: packet::PackedTuple([0; 5]), bytes: [0; RAW_STACK_MAX + 8] }),
         }
     }
 }
@@ -277,6 +279,7 @@ impl ReportBuf {
         for (i, h) in r.hops[..n].iter_mut().enumerate() {
             st.set.read_hop(&st.plan, &st.bytes[i * hb..(i + 1) * hb], h);
         }
+        r.flow = Some(st.flow.five_tuple());
         self.stack.pending = false;
     }
 
@@ -580,7 +583,8 @@ impl IntDecoder {
     }
 
     /// Checks a stack of `stack_len` bytes against the plan and reads its hops (or keeps
-    /// them raw in `raw`).
+    /// them raw in `raw`). `flow`: the report's flow, set in the report (or, while its
+    /// hops are kept raw, beside them, the report's set by [`ReportBuf::read_hops`]).
     #[inline(always)]
     fn read_stack(
         &self,
@@ -590,6 +594,7 @@ impl IntDecoder {
         hops: usize,
         r: &mut IntReport,
         raw: Option<&mut RawStack>,
+        flow: Option<packet::PackedTuple>,
     ) -> Result<(), IntError> {
         if hops > self.max_hops as usize {
             return Err(IntError::TooManyHops);
@@ -597,13 +602,17 @@ impl IntDecoder {
         debug_assert!(stack.len() >= hops * plan.hop_bytes);
         let len = hops * plan.hop_bytes;
         match raw {
-            Some(raw) if len <= RAW_STACK_MAX && plan.hop_bytes > 0 => {
+            Some(raw) if len <= RAW_STACK_MAX && plan.hop_bytes > 0 && flow.is_some() => {
                 copy_stack(&mut raw.bytes, &stack[..len]);
                 raw.set = set;
                 raw.plan = *plan;
+                raw.flow = flow.unwrap_or_default();
                 raw.pending = true;
             }
             _ => {
+                if let Some(f) = flow {
+                    r.flow = Some(f.five_tuple());
+                }
                 for (i, chunk) in stack.chunks_exact(plan.hop_bytes.max(1)).take(hops).enumerate() {
                     set.read_hop(plan, chunk, &mut r.hops[i]);
                 }

@@ -2,12 +2,13 @@
 //! the 5-tuple and where the transport payload starts. Hand-written because it runs
 //! twice per report on the hot path and needs no more than fixed offsets; the inner
 //! packet of a report may be truncated after its transport header, so IP lengths are
-//! not required to cover the payload.
+//! not required to cover the payload. The 5-tuple is read into a [`PackedTuple`] (words,
+//! no `IpAddr`), what the INT state keys flows by.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use super::super::FiveTuple;
-use super::instructions::be16;
+use super::instructions::{be16, be32};
 
 pub const TCP: u8 = 6;
 pub const UDP: u8 = 17;
@@ -17,10 +18,66 @@ const ETH_IPV6: u16 = 0x86dd;
 const ETH_VLAN: u16 = 0x8100;
 const ETH_QINQ: u16 = 0x88a8;
 
+/// A 5-tuple in five words: source and destination address as 128-bit numbers (an
+/// IPv4 address in the low 32 bits), then protocol, ports and IP version (4 or 6) in
+/// one word. Read from the header bytes in a few loads, and the INT state's flow key as
+/// it is; [`PackedTuple::five_tuple`] gives the [`FiveTuple`] back.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PackedTuple(pub [u64; 5]);
+
+impl PackedTuple {
+    #[inline(always)]
+    fn pack(family: u64, src: u128, dst: u128, proto: u8, sport: u16, dport: u16) -> PackedTuple {
+        PackedTuple([
+            (src >> 64) as u64,
+            src as u64,
+            (dst >> 64) as u64,
+            dst as u64,
+            proto as u64 | (sport as u64) << 8 | (dport as u64) << 24 | family << 40,
+        ])
+    }
+
+    /// The packed form of a 5-tuple (what decoding the same headers gives).
+    pub fn of(t: &FiveTuple) -> PackedTuple {
+        let (family, src, dst) = match (t.src, t.dst) {
+            (IpAddr::V4(s), IpAddr::V4(d)) => (4u64, u32::from(s) as u128, u32::from(d) as u128),
+            (s, d) => (6u64, v6(s), v6(d)),
+        };
+        Self::pack(family, src, dst, t.proto, t.sport, t.dport)
+    }
+
+    pub fn five_tuple(&self) -> FiveTuple {
+        let w = &self.0;
+        let src = (w[0] as u128) << 64 | w[1] as u128;
+        let dst = (w[2] as u128) << 64 | w[3] as u128;
+        let (src, dst) = if w[4] >> 40 == 4 {
+            (IpAddr::V4(Ipv4Addr::from(src as u32)), IpAddr::V4(Ipv4Addr::from(dst as u32)))
+        } else {
+            (IpAddr::V6(Ipv6Addr::from(src)), IpAddr::V6(Ipv6Addr::from(dst)))
+        };
+        FiveTuple { src, dst, proto: w[4] as u8, sport: (w[4] >> 8) as u16, dport: (w[4] >> 24) as u16 }
+    }
+
+    pub fn proto(&self) -> u8 {
+        self.0[4] as u8
+    }
+
+    pub fn dport(&self) -> u16 {
+        (self.0[4] >> 24) as u16
+    }
+}
+
+fn v6(a: IpAddr) -> u128 {
+    match a {
+        IpAddr::V4(a) => u128::from(a.to_ipv6_mapped()),
+        IpAddr::V6(a) => u128::from(a),
+    }
+}
+
 /// A transport header and what follows it.
 #[derive(Clone, Copy, Debug)]
 pub struct L4<'a> {
-    pub tuple: FiveTuple,
+    pub tuple: PackedTuple,
     pub dscp: u8,
     pub payload: &'a [u8],
 }
@@ -114,9 +171,9 @@ pub fn parse_ipv4(p: &[u8]) -> Result<L4<'_>, PacketError> {
     if be16(&p[6..]) & 0x1fff != 0 {
         return Err(PacketError::Unsupported);
     }
-    let src = IpAddr::V4(Ipv4Addr::new(p[12], p[13], p[14], p[15]));
-    let dst = IpAddr::V4(Ipv4Addr::new(p[16], p[17], p[18], p[19]));
-    parse_l4(p[9], src, dst, p[1] >> 2, &p[ihl..])
+    let src = be32(&p[12..]) as u128;
+    let dst = be32(&p[16..]) as u128;
+    parse_l4(4, p[9], src, dst, p[1] >> 2, &p[ihl..])
 }
 
 #[inline(always)]
@@ -128,21 +185,13 @@ pub fn parse_ipv6(p: &[u8]) -> Result<L4<'_>, PacketError> {
         return Err(PacketError::Unsupported);
     }
     let tc = (p[0] << 4) | (p[1] >> 4);
-    let mut s = [0u8; 16];
-    let mut d = [0u8; 16];
-    s.copy_from_slice(&p[8..24]);
-    d.copy_from_slice(&p[24..40]);
-    parse_l4(
-        p[6],
-        IpAddr::V6(Ipv6Addr::from(s)),
-        IpAddr::V6(Ipv6Addr::from(d)),
-        tc >> 2,
-        &p[40..],
-    )
+    let src = u128::from_be_bytes(*p[8..].first_chunk().expect("16 bytes"));
+    let dst = u128::from_be_bytes(*p[24..].first_chunk().expect("16 bytes"));
+    parse_l4(6, p[6], src, dst, tc >> 2, &p[40..])
 }
 
 #[inline(always)]
-fn parse_l4(proto: u8, src: IpAddr, dst: IpAddr, dscp: u8, t: &[u8]) -> Result<L4<'_>, PacketError> {
+fn parse_l4(family: u64, proto: u8, src: u128, dst: u128, dscp: u8, t: &[u8]) -> Result<L4<'_>, PacketError> {
     let hdr = match proto {
         UDP => 8,
         TCP => {
@@ -161,13 +210,7 @@ fn parse_l4(proto: u8, src: IpAddr, dst: IpAddr, dscp: u8, t: &[u8]) -> Result<L
         return Err(PacketError::Truncated);
     }
     Ok(L4 {
-        tuple: FiveTuple {
-            src,
-            dst,
-            proto,
-            sport: be16(t),
-            dport: be16(&t[2..]),
-        },
+        tuple: PackedTuple::pack(family, src, dst, proto, be16(t), be16(&t[2..])),
         dscp,
         payload: &t[hdr..],
     })
@@ -205,7 +248,7 @@ mod tests {
     /// What `outer_udp` must agree with: the full parse, then "is it UDP".
     fn by_full_parse(f: &[u8]) -> Option<(u16, &[u8])> {
         let l4 = parse_ethernet(f).ok()?.0?;
-        (l4.tuple.proto == UDP).then_some((l4.tuple.dport, l4.payload))
+        (l4.tuple.proto() == UDP).then_some((l4.tuple.dport(), l4.payload))
     }
 
     /// Ethernet (0-3 VLAN tags), IPv4 or IPv6 (or another type), a transport, with
@@ -248,6 +291,54 @@ mod tests {
         #[test]
         fn outer_udp_agrees_with_the_full_parse(f in frames()) {
             prop_assert_eq!(outer_udp(&f), by_full_parse(&f));
+        }
+
+        #[test]
+        fn packed_tuples_give_the_five_tuple_back(
+            v4 in any::<bool>(), src in any::<u128>(), dst in any::<u128>(), proto in any::<u8>(), sport in any::<u16>(), dport in any::<u16>(),
+        ) {
+            let (src, dst) = if v4 {
+                (IpAddr::V4(Ipv4Addr::from(src as u32)), IpAddr::V4(Ipv4Addr::from(dst as u32)))
+            } else {
+                (IpAddr::V6(Ipv6Addr::from(src)), IpAddr::V6(Ipv6Addr::from(dst)))
+            };
+            let t = FiveTuple { src, dst, proto, sport, dport };
+            let p = PackedTuple::of(&t);
+            prop_assert_eq!(p.five_tuple(), t);
+            prop_assert_eq!((p.proto(), p.dport()), (proto, dport));
+        }
+
+        /// Parsing the headers packs what the 5-tuple of the same headers packs.
+        #[test]
+        fn parsed_headers_pack_as_their_five_tuple(
+            v4 in any::<bool>(), src in any::<[u8; 16]>(), dst in any::<[u8; 16]>(), tcp in any::<bool>(), sport in any::<u16>(), dport in any::<u16>(),
+        ) {
+            let proto = if tcp { TCP } else { UDP };
+            let mut p = Vec::new();
+            let (s, d) = if v4 {
+                let mut h = vec![0u8; 20];
+                h[0] = 0x45;
+                h[9] = proto;
+                h[12..16].copy_from_slice(&src[..4]);
+                h[16..20].copy_from_slice(&dst[..4]);
+                p.extend_from_slice(&h);
+                (IpAddr::V4(Ipv4Addr::new(src[0], src[1], src[2], src[3])), IpAddr::V4(Ipv4Addr::new(dst[0], dst[1], dst[2], dst[3])))
+            } else {
+                let mut h = vec![0u8; 40];
+                h[0] = 0x60;
+                h[6] = proto;
+                h[8..24].copy_from_slice(&src);
+                h[24..40].copy_from_slice(&dst);
+                p.extend_from_slice(&h);
+                (IpAddr::V6(Ipv6Addr::from(src)), IpAddr::V6(Ipv6Addr::from(dst)))
+            };
+            let mut l4 = vec![0u8; 20];
+            l4[..2].copy_from_slice(&sport.to_be_bytes());
+            l4[2..4].copy_from_slice(&dport.to_be_bytes());
+            l4[12] = 0x50;
+            p.extend_from_slice(&l4);
+            let got = if v4 { parse_ipv4(&p) } else { parse_ipv6(&p) }.expect("parses");
+            prop_assert_eq!(got.tuple, PackedTuple::of(&FiveTuple { src: s, dst: d, proto, sport, dport }));
         }
 
         #[test]

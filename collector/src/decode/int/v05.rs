@@ -87,8 +87,7 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
         tracked_flow: p[1] & 0x20 != 0,
         intermediate: false,
     };
-    r.flow = Some(l4.tuple);
     r.original_dscp = Some(int[tail_at + 3]);
     r.hop_budget = max_hops;
-    d.read_stack(&V05, &plan, &int[stack_start..tail_at], total_hops, r, raw)
+    d.read_stack(&V05, &plan, &int[stack_start..tail_at], total_hops, r, raw, Some(l4.tuple))
 }

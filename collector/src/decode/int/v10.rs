@@ -81,8 +81,7 @@ pub fn decode(d: &IntDecoder, p: &[u8], out: &mut ReportBuf) -> Result<(), IntEr
         tracked_flow: p[3] & 0x40 != 0,
         intermediate: false,
     };
-    r.flow = Some(l4.tuple);
     r.original_dscp = Some(int[3] >> 2);
     r.hop_budget = md[3];
-    d.read_stack(&V1_V2, &plan, stack, hops, r, raw)
+    d.read_stack(&V1_V2, &plan, stack, hops, r, raw, Some(l4.tuple))
 }

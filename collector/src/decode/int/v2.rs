@@ -99,7 +99,7 @@ fn individual(d: &IntDecoder, b: &[u8], r: &mut IntReport) -> Result<(), IntErro
         _ => return Err(IntError::InnerUnsupported),
     };
     let l4 = parse_inner(inner, contents)?;
-    r.flow = Some(l4.tuple);
+    r.flow = Some(l4.tuple.five_tuple());
     r.original_dscp = Some(l4.dscp);
     let int = l4.payload;
     if int.len() >= SHIM_LEN + MD_LEN && int[0] >> 4 == SHIM_TYPE_INT_MD && int[SHIM_LEN] >> 4 == 2 {
@@ -149,5 +149,5 @@ pub fn int_md(d: &IntDecoder, int: &[u8], r: &mut IntReport) -> Result<(), IntEr
         r.original_dscp = Some(int[3] >> 2);
     }
     r.hop_budget = md[3];
-    d.read_stack(&V1_V2, &plan, stack, hops, r, None)
+    d.read_stack(&V1_V2, &plan, stack, hops, r, None, None)
 }

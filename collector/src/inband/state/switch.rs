@@ -3,7 +3,7 @@
 //! congestion; their updates, events and periodic pushes.
 
 use super::flows::HotHop;
-use super::{Cause, EventKind, HopSlots, HopValues, IntEvent, NO_SLOT, StateConfig, StateCounters, Tracked};
+use super::{Cause, EventKind, HopSlots, HopValues, IntEvent, IntervalWidths, NO_SLOT, StateConfig, StateCounters, Tracked};
 use crate::decode::int::instructions::{Plan, be32, field};
 use crate::decode::int::RawStack;
 use crate::inband::table::Table;
@@ -98,6 +98,108 @@ pub(super) struct SwitchTables {
     pub(super) queues: Table<(u32, u8), QueueEntry>,
 }
 
+/// The per-switch entries as the short way updates them (see [`SwitchTables::hot`]).
+pub(super) struct HotTables<'a> {
+    links: &'a mut [LinkEntry],
+    queues: &'a mut [QueueEntry],
+    widths: IntervalWidths,
+    every: u64,
+}
+
+impl HotTables<'_> {
+    /// For the short way: a hop whose values, fields and keys are those it had when its
+    /// slots were filled (`h`: their indices and values), every key found (complete),
+    /// and no table index moved since: the entries are updated at their indices, the
+    /// same events emitted as by [`SwitchTables::apply_hop`]. An event's keys are read
+    /// from hop `i` of the raw stack, which equals, under the state's mask, the one the
+    /// slots were filled from.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub(super) fn apply_hop(&mut self, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+        // Each entry is first updated for the common case (the value stays in its
+        // interval, no push due), where nothing else changes; otherwise the whole
+        // update runs again (the value and last-seen already written are written
+        // the same), with its events.
+        let w = &self.widths;
+        if h.link != NO_SLOT {
+            let e = &mut self.links[h.link as usize];
+            e.last_seen_ns = now;
+            let v = h.tx_utilization as u64;
+            e.util.value = v;
+            if v.wrapping_sub(e.util.start) >= w.link_utilization || e.push.may_be_due(now) {
+                link_due(e, w, self.every, h, raw, i, fields, now, ts, out);
+            }
+        }
+        // A complete hop with occupancy and congestion has a congestion queue entry of
+        // its own exactly when the two queue ids differ.
+        let con_here = fields & field::QUEUE_CONGESTION != 0 && h.cqueue == NO_SLOT;
+        if h.queue != NO_SLOT {
+            let e = &mut self.queues[h.queue as usize];
+            e.last_seen_ns = now;
+            let mut quiet = !e.push.may_be_due(now) && quiet_update(&mut e.occupancy, h.queue_occupancy, w.queue_occupancy);
+            if con_here {
+                quiet &= quiet_update(&mut e.congestion, h.queue_congestion, w.queue_congestion);
+            }
+            if !quiet {
+                queue_due(e, w, self.every, h, con_here, raw, i, fields, now, ts, out);
+            }
+        }
+        if h.cqueue != NO_SLOT {
+            let e = &mut self.queues[h.cqueue as usize];
+            e.last_seen_ns = now;
+            if e.push.may_be_due(now) || !quiet_update(&mut e.congestion, h.queue_congestion, w.queue_congestion) {
+                cqueue_due(e, w, self.every, h, raw, i, fields, now, ts, out);
+            }
+        }
+    }
+}
+
+/// The link update of [`HotTables::apply_hop`] in full.
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn link_due(e: &mut LinkEntry, w: &IntervalWidths, every: u64, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    e.last_seen_ns = now;
+    let crossed = e.util.update(h.tx_utilization as u64, w.link_utilization);
+    if let Some(cause) = due(crossed, &mut e.push, now, every) {
+        out(IntEvent { ts_ns: ts, cause, kind: link_kind(&raw_hop_values(raw, i, fields)) });
+    }
+}
+
+/// The queue update of [`HotTables::apply_hop`] in full.
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn queue_due(e: &mut QueueEntry, w: &IntervalWidths, every: u64, h: &HotHop, con_here: bool, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    let occ = h.queue_occupancy;
+    let con = con_here.then_some(h.queue_congestion);
+    let (o, c) = queue_causes(w, every, e, Some(occ), con, now);
+    if o.is_some() || c.is_some() {
+        let v = raw_hop_values(raw, i, fields);
+        debug_assert!(con.is_none() || v.queue_id == v.congestion_queue_id);
+        let port = (fields & field::L1_PORTS != 0).then_some(v.egress_port);
+        if let Some(cause) = o {
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch: v.switch_id, queue: v.queue_id, port, occupancy: occ } });
+        }
+        if let (Some(cause), Some(c)) = (c, con) {
+            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch: v.switch_id, queue: v.queue_id, congestion: c } });
+        }
+    }
+}
+
+/// The congestion queue update of [`HotTables::apply_hop`] in full.
+#[allow(clippy::too_many_arguments)]
+#[cold]
+#[inline(never)]
+fn cqueue_due(e: &mut QueueEntry, w: &IntervalWidths, every: u64, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
+    let con = h.queue_congestion;
+    let (_, c) = queue_causes(w, every, e, None, Some(con), now);
+    if let Some(cause) = c {
+        let v = raw_hop_values(raw, i, fields);
+        out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch: v.switch_id, queue: v.congestion_queue_id, congestion: con } });
+    }
+}
+
 impl SwitchTables {
     /// Changes whenever a cached slot index may point elsewhere.
     pub(super) fn generation(&self) -> u64 {
@@ -155,97 +257,12 @@ impl SwitchTables {
         *slots = HopSlots { link, queue, cqueue, complete, values: *h };
     }
 
-    /// For the short way: a hop whose values, fields and keys are those it had when its
-    /// slots were filled (`h`: their indices and values), every key found (complete),
-    /// and no table index moved since: the entries are updated at their indices, the
-    /// same events emitted as by [`SwitchTables::apply_hop`]. An event's keys are read
-    /// from hop `i` of the raw stack, which equals, under the state's mask, the one the
-    /// slots were filled from.
-    #[allow(clippy::too_many_arguments)]
+    /// The entries of both tables as slices, for the short way's loop over a report's
+    /// hops: their addresses and lengths, the widths and the push interval stay in
+    /// registers instead of being read again through `self` for every entry.
     #[inline(always)]
-    pub(super) fn apply_hop_hot(&mut self, cfg: &StateConfig, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        // Each entry is first updated for the common case (the value stays in its
-        // interval, no push due), where nothing else changes; otherwise the whole
-        // update runs again (the value and last-seen already written are written
-        // the same), with its events.
-        let w = &cfg.widths;
-        if h.link != NO_SLOT {
-            let e = self.links.at(h.link);
-            e.last_seen_ns = now;
-            let v = h.tx_utilization as u64;
-            e.util.value = v;
-            if v.wrapping_sub(e.util.start) >= w.link_utilization || e.push.may_be_due(now) {
-                self.link_due(cfg, h, raw, i, fields, now, ts, out);
-            }
-        }
-        // A complete hop with occupancy and congestion has a congestion queue entry of
-        // its own exactly when the two queue ids differ.
-        let con_here = fields & field::QUEUE_CONGESTION != 0 && h.cqueue == NO_SLOT;
-        if h.queue != NO_SLOT {
-            let e = self.queues.at(h.queue);
-            e.last_seen_ns = now;
-            let mut quiet = !e.push.may_be_due(now) && quiet_update(&mut e.occupancy, h.queue_occupancy, w.queue_occupancy);
-            if con_here {
-                quiet &= quiet_update(&mut e.congestion, h.queue_congestion, w.queue_congestion);
-            }
-            if !quiet {
-                self.queue_due(cfg, h, con_here, raw, i, fields, now, ts, out);
-            }
-        }
-        if h.cqueue != NO_SLOT {
-            let e = self.queues.at(h.cqueue);
-            e.last_seen_ns = now;
-            if e.push.may_be_due(now) || !quiet_update(&mut e.congestion, h.queue_congestion, w.queue_congestion) {
-                self.cqueue_due(cfg, h, raw, i, fields, now, ts, out);
-            }
-        }
-    }
-
-    /// The link update of [`SwitchTables::apply_hop_hot`] in full.
-    #[allow(clippy::too_many_arguments)]
-    #[cold]
-    #[inline(never)]
-    fn link_due(&mut self, cfg: &StateConfig, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let e = self.links.at(h.link);
-        e.last_seen_ns = now;
-        let crossed = e.util.update(h.tx_utilization as u64, cfg.widths.link_utilization);
-        if let Some(cause) = due(crossed, &mut e.push, now, cfg.push_interval_ns) {
-            out(IntEvent { ts_ns: ts, cause, kind: link_kind(&raw_hop_values(raw, i, fields)) });
-        }
-    }
-
-    /// The queue update of [`SwitchTables::apply_hop_hot`] in full.
-    #[allow(clippy::too_many_arguments)]
-    #[cold]
-    #[inline(never)]
-    fn queue_due(&mut self, cfg: &StateConfig, h: &HotHop, con_here: bool, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let occ = h.queue_occupancy;
-        let con = con_here.then_some(h.queue_congestion);
-        let (o, c) = queue_causes(cfg, self.queues.at(h.queue), Some(occ), con, now);
-        if o.is_some() || c.is_some() {
-            let v = raw_hop_values(raw, i, fields);
-            debug_assert!(con.is_none() || v.queue_id == v.congestion_queue_id);
-            let port = (fields & field::L1_PORTS != 0).then_some(v.egress_port);
-            if let Some(cause) = o {
-                out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch: v.switch_id, queue: v.queue_id, port, occupancy: occ } });
-            }
-            if let (Some(cause), Some(c)) = (c, con) {
-                out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch: v.switch_id, queue: v.queue_id, congestion: c } });
-            }
-        }
-    }
-
-    /// The congestion queue update of [`SwitchTables::apply_hop_hot`] in full.
-    #[allow(clippy::too_many_arguments)]
-    #[cold]
-    #[inline(never)]
-    fn cqueue_due(&mut self, cfg: &StateConfig, h: &HotHop, raw: &RawStack, i: usize, fields: u16, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-        let con = h.queue_congestion;
-        let (_, c) = queue_causes(cfg, self.queues.at(h.cqueue), None, Some(con), now);
-        if let Some(cause) = c {
-            let v = raw_hop_values(raw, i, fields);
-            out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueCongestion { switch: v.switch_id, queue: v.congestion_queue_id, congestion: con } });
-        }
+    pub(super) fn hot<'a>(&'a mut self, cfg: &StateConfig) -> HotTables<'a> {
+        HotTables { links: self.links.entries_mut(), queues: self.queues.entries_mut(), widths: cfg.widths, every: cfg.push_interval_ns }
     }
 
     #[inline(always)]
@@ -303,7 +320,7 @@ fn link_kind(h: &HopValues) -> EventKind {
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, port: Option<u16>, occupancy: Option<u32>, congestion: Option<u32>, now: u64, ts: u64, out: &mut impl FnMut(IntEvent)) {
-    let (o, c) = queue_causes(cfg, e, occupancy, congestion, now);
+    let (o, c) = queue_causes(&cfg.widths, cfg.push_interval_ns, e, occupancy, congestion, now);
     if let (Some(cause), Some(v)) = (o, occupancy) {
         out(IntEvent { ts_ns: ts, cause, kind: EventKind::QueueOccupancy { switch, queue, port, occupancy: v } });
     }
@@ -314,10 +331,9 @@ fn update_queue(cfg: &StateConfig, e: &mut QueueEntry, switch: u32, queue: u8, p
 
 /// [`update_queue`] without the events: why each of the two values is due one, if it is.
 #[inline(always)]
-fn queue_causes(cfg: &StateConfig, e: &mut QueueEntry, occupancy: Option<u32>, congestion: Option<u32>, now: u64) -> (Option<Cause>, Option<Cause>) {
-    let w = cfg.widths;
+fn queue_causes(w: &IntervalWidths, every: u64, e: &mut QueueEntry, occupancy: Option<u32>, congestion: Option<u32>, now: u64) -> (Option<Cause>, Option<Cause>) {
     e.last_seen_ns = now;
-    let periodic = e.push.due(now, cfg.push_interval_ns);
+    let periodic = e.push.due(now, every);
     let o = occupancy.and_then(|v| track_optional(&mut e.occupancy, v as u64, w.queue_occupancy, periodic));
     let c = congestion.and_then(|v| track_optional(&mut e.congestion, v as u64, w.queue_congestion, periodic));
     (o, c)
