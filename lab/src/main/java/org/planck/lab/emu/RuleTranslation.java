@@ -1,5 +1,6 @@
 package org.planck.lab.emu;
 
+import org.onlab.packet.MacAddress;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.PlannedRule;
 
@@ -26,8 +27,8 @@ public final class RuleTranslation {
      */
     public static Map<String, Object> match(PlannedRule rule) {
         Map<String, Object> m = new LinkedHashMap<>();
-        rule.ethSrc().ifPresent(mac -> m.put("ethSrc", mac.toString().toLowerCase()));
-        m.put("ethDst", rule.ethDst().toString().toLowerCase());
+        rule.ethSrc().ifPresent(mac -> m.put("ethSrc", mac(mac)));
+        m.put("ethDst", mac(rule.ethDst()));
         if (rule.flow().isPresent()) {
             FlowKey f = rule.flow().get();
             m.put("ipSrc", f.src().toString());
@@ -39,6 +40,29 @@ public final class RuleTranslation {
         return m;
     }
 
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /**
+     * A MAC address as the contract writes it: lower-case hex, colon-separated. ONOS's own
+     * {@code MacAddress.toString()} formats each byte with {@code String.format}; a move's
+     * rule op renders three of them on the loop's path.
+     *
+     * @param mac address
+     * @return e.g. {@code 02:00:00:00:00:0a}
+     */
+    public static String mac(MacAddress mac) {
+        byte[] b = mac.toBytes();
+        char[] c = new char[b.length * 3 - 1];
+        for (int i = 0; i < b.length; i++) {
+            if (i > 0) {
+                c[i * 3 - 1] = ':';
+            }
+            c[i * 3] = HEX[(b[i] >> 4) & 0xf];
+            c[i * 3 + 1] = HEX[b[i] & 0xf];
+        }
+        return new String(c);
+    }
+
     /**
      * The add operation installing a planned rule (replacing a rule with the same match).
      *
@@ -47,7 +71,7 @@ public final class RuleTranslation {
      */
     public static RuleOp add(PlannedRule rule) {
         return RuleOp.add(rule.device(), rule.priority(), match(rule),
-                          rule.setEthDst().map(mac -> mac.toString().toLowerCase()).orElse(null),
+                          rule.setEthDst().map(RuleTranslation::mac).orElse(null),
                           rule.outPort().toLong());
     }
 

@@ -34,6 +34,20 @@ public class RuleTranslationTest {
     private final RoutingPlan plan = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), 4)
             .plan(FatTreeFabric.of(4).graph());
 
+    /** The contract's MAC rendering is ONOS's, in lower case, for every byte value. */
+    @Test
+    public void macRenderingMatchesOnosInLowerCase() {
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 2000; i++) {
+            byte[] b = new byte[6];
+            random.nextBytes(b);
+            org.onlab.packet.MacAddress mac = org.onlab.packet.MacAddress.valueOf(b);
+            assertEquals(mac.toString().toLowerCase(), RuleTranslation.mac(mac));
+        }
+        assertEquals("ff:ff:ff:ff:ff:ff", RuleTranslation.mac(org.onlab.packet.MacAddress.BROADCAST));
+        assertEquals("00:00:00:00:00:00", RuleTranslation.mac(org.onlab.packet.MacAddress.ZERO));
+    }
+
     @Test
     public void everyPlannedRuleIsOneOpWithItsKindsPriority() {
         List<RuleOp> ops = RuleTranslation.addAll(plan.rules());
