@@ -61,8 +61,7 @@ A=${P}a
 B=${P}b
 EMU_PID=
 PIDS=()
-LOADED_CC=
-ALLOWED=
+DCTCP_CC=$REPO/emulator/realhosts/dctcp-cc.sh
 stop_emu() {
   [ -n "$EMU_PID" ] || return 0
   kill -TERM "$EMU_PID" 2>/dev/null || true
@@ -77,9 +76,8 @@ cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -f "$D/dctcp.toml" ] && "$EMU" hosts down --config "$D/dctcp.toml" >/dev/null 2>&1
   for n in "$A" "$B"; do ip netns del "$n" 2>/dev/null; ip link del "$n-e" 2>/dev/null; done
-  [ -n "$ALLOWED" ] && sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED"
-  # Unregistered by name, and only if this run registered it.
-  [ -n "$LOADED_CC" ] && "$REPO/emulator/realhosts/dctcp-cc.sh" unload >/dev/null 2>&1
+  # The allowed list as it was; planck_dctcp unregistered only if this run registered it.
+  "$DCTCP_CC" restore "$D/cc.state" >/dev/null 2>&1
   rm -rf "$D"
 }
 trap cleanup EXIT
@@ -129,24 +127,12 @@ config $'kind = "priority"\nqueues = 8' >"$D/priority.toml"
 "$EMU" hosts up --config "$D/dctcp.toml" >/dev/null || fail "hosts up"
 "$EMU" hosts check --config "$D/dctcp.toml" >/dev/null || fail "hosts check"
 # The hosts' DCTCP: the kernel's tcp_dctcp when it has one, else planck_dctcp, a BPF
-# struct_ops congestion control built here (emulator/realhosts/dctcp-cc.sh; this machine's
-# kernel offers reno, cubic and bbr only), else cubic with ECN (halves on a mark: reported).
-CC=cubic
-if grep -qw dctcp /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null; then
-  CC=dctcp
-else
-  grep -qw "$("$REPO/emulator/realhosts/dctcp-cc.sh" name)" /proc/sys/net/ipv4/tcp_available_congestion_control \
-    || LOADED_CC=1
-  CC=$("$REPO/emulator/realhosts/dctcp-cc.sh" load) || { CC=cubic; LOADED_CC=; }
-fi
+# struct_ops congestion control built here, either allowed as the namespaces' default for the
+# run (dctcp-cc.sh select; restored on exit); else cubic with ECN (halves on a mark: reported).
+# The receiver's echo of CE is its congestion control's (DCTCP echoes each segment's state,
+# cubic holds ECE until CWR), and iperf3 sets -C on the sender only: hence the default.
+CC=$("$DCTCP_CC" select "$D/cc.state") || CC=cubic
 echo "$NAME: hosts' congestion control $CC"
-if [ "$CC" != cubic ]; then
-  # The receiver's echo of CE is its congestion control's (DCTCP echoes each segment's state,
-  # cubic holds ECE until CWR), and iperf3 sets -C on the sender only: the namespaces' default
-  # is DCTCP, which a namespace may only choose from the allowed list (restored on exit).
-  ALLOWED=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
-  grep -qw "$CC" <<<"$ALLOWED" || sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED $CC"
-fi
 for n in "$A" "$B"; do
   ip netns exec "$n" sysctl -qw net.ipv4.tcp_ecn=1
   [ "$CC" = cubic ] || ip netns exec "$n" sysctl -qw net.ipv4.tcp_congestion_control="$CC"
