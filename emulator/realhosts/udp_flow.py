@@ -77,6 +77,8 @@ def send(a):
 
 
 def recv(a):
+    if a.seconds <= 0:
+        sys.exit("udp_flow: --seconds must be positive")
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:  # root may go past net.core.rmem_max
         s.setsockopt(socket.SOL_SOCKET, 33, 8 << 20)  # SO_RCVBUFFORCE
