@@ -110,7 +110,13 @@ EOF
 # Part 2's port and offered rates, Mb/s of IP bytes: the high class at 30 % of the port, the
 # bulk flow at 90 %, 1.2x the port in all. The port runs at half part 1's rate, so the
 # emulator writes half as many frames to the hosts as in part 1 (see the header).
-PRIO_PORT_MBPS=500
+# EMU_REALHOSTS_PRIORITY_MBPS=1000 runs it at part 1's rate (docs/emulator.md has such a run).
+PRIO_PORT_MBPS=${EMU_REALHOSTS_PRIORITY_MBPS:-500}
+case $PRIO_PORT_MBPS in
+  ''|*[!0-9]*) fail "EMU_REALHOSTS_PRIORITY_MBPS: a whole number of Mb/s, 100..1000" ;;
+esac
+[ "$PRIO_PORT_MBPS" -ge 100 ] && [ "$PRIO_PORT_MBPS" -le 1000 ] \
+  || fail "EMU_REALHOSTS_PRIORITY_MBPS: a whole number of Mb/s, 100..1000"
 HIGH_MBPS=$((PRIO_PORT_MBPS * 3 / 10))
 BULK_MBPS=$((PRIO_PORT_MBPS * 9 / 10))
 pair pair.json 1
