@@ -91,32 +91,13 @@ teardown() {
   ip netns del "${P}sw" 2>/dev/null
   set -e
 }
-ALLOWED_SAVED=
-LOADED_CC=
-restore_cc() {
-  [ -n "$ALLOWED_SAVED" ] && sysctl -qw net.ipv4.tcp_allowed_congestion_control="$ALLOWED_SAVED"
-  [ -n "$LOADED_CC" ] && "$REPO/emulator/realhosts/dctcp-cc.sh" unload >/dev/null 2>&1
-  return 0
-}
-trap 'teardown; restore_cc' EXIT
+DCTCP_CC=$REPO/emulator/realhosts/dctcp-cc.sh
+# The allowed list as it was; planck_dctcp unregistered only if this run registered it.
+trap 'teardown; "$DCTCP_CC" restore "$OUT/cc.state"' EXIT
 
 # The hosts' DCTCP (see the header): its name, registered and allowed in namespaces.
 dctcp_cc() {
-  local cc
-  if grep -qw dctcp /proc/sys/net/ipv4/tcp_available_congestion_control; then
-    cc=dctcp
-  else
-    grep -qw "$("$REPO/emulator/realhosts/dctcp-cc.sh" name)" /proc/sys/net/ipv4/tcp_available_congestion_control \
-      || LOADED_CC=1
-    cc=$("$REPO/emulator/realhosts/dctcp-cc.sh" load) || { echo "fct-accuracy: no DCTCP for the hosts" >&2; exit 2; }
-  fi
-  local allowed
-  allowed=$(cat /proc/sys/net/ipv4/tcp_allowed_congestion_control)
-  if ! grep -qw "$cc" <<<"$allowed"; then
-    [ -n "$ALLOWED_SAVED" ] || ALLOWED_SAVED=$allowed
-    sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed $cc"
-  fi
-  CC=$cc
+  CC=$("$DCTCP_CC" select "$OUT/cc.state") || { echo "fct-accuracy: no DCTCP for the hosts" >&2; exit 2; }
 }
 
 host_sysctls() { # ecn(0|1) congestion-control

@@ -25,8 +25,17 @@ impl FrameStore {
     pub fn new(frames: usize, max_frame: usize) -> Self {
         let n = frames.max(2).next_power_of_two();
         let stride = max_frame.div_ceil(64) * 64;
+        let mut data = vec![0u8; n * stride];
+        // Zeroed memory comes as untouched pages, each faulted in by the first
+        // frame copied into it: up to 100 MB of faults, the first pass of the
+        // ring, in the slots of a real-time emulator. Fault them in now.
+        for b in data.iter_mut().step_by(4096) {
+            // SAFETY: `b` is a valid, exclusive reference; volatile so the
+            // store of a zero into zeroed memory is not elided.
+            unsafe { std::ptr::write_volatile(b, 0) };
+        }
         FrameStore {
-            data: vec![0; n * stride],
+            data,
             len: vec![0; n],
             // No slot holds a frame yet: owner n + 1 is never a reference to slot n...
             owner: (0..n as u32).map(|i| i.wrapping_add(1)).collect(),
