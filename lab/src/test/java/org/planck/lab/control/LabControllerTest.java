@@ -123,8 +123,9 @@ public class LabControllerTest {
     }
 
     /**
-     * A decision's rule batch waits for the deciding thread to hand it over (after it answered
-     * its source), and then reaches the fabric in that thread: no installer thread to wake.
+     * A decision's rule batch waits for the deciding thread to hand it over
+     * ({@code afterIngest}, before the collector is answered), and then reaches the fabric in
+     * that thread: no installer thread to wake.
      */
     @Test
     public void aDecidedRuleBatchGoesToTheFabricInTheThreadThatInstallsIt() throws Exception {
@@ -162,7 +163,8 @@ public class LabControllerTest {
         IngestResult r = c.ingest(codec.decode(body.getBytes(StandardCharsets.UTF_8)), now + 500);
         assertEquals(3, r.accepted());
         assertEquals(1, r.unknownDevice());
-        // The rules go to the fabric off the telemetry thread; the view has the move already.
+        // The rules go to the fabric when the deciding thread hands them over; the view has the
+        // move already.
         assertNotEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
         c.awaitInstalled();
 
