@@ -20,8 +20,10 @@ events = [e for b in batches for e in b["events"]]
 seqs = [b["seq"] for b in batches]
 ok = True
 
-if seqs != list(range(len(seqs))):
-    print(f"FAIL batch seq not 0..n without gaps: {seqs[:20]}...")
+# Notices and reports leave on two lanes numbered from one counter (docs/collector.md): every
+# number once, none missing, possibly a little out of order.
+if sorted(seqs) != list(range(len(seqs))):
+    print(f"FAIL batch seq not 0..n without gaps: {sorted(seqs)[:20]}...")
     ok = False
 
 # The mirror link is oversubscribed in bytes: it carried a small share of the bytes through the
