@@ -64,7 +64,7 @@ import static com.google.common.base.Preconditions.checkState;
  * one flow-mod in ONOS) and where moves are reported.
  *
  * <p>All moves of one decision round (one telemetry batch, one poll) reach the fabric in one
- * atomic rule batch. The deciding thread installs it itself once it has answered its source
+ * atomic rule batch. The deciding thread installs it itself before it answers its source
  * ({@link #installPending()}), outside the controller's lock, so that another batch can be
  * decided during the fabric's round trip; batches reach the fabric in decision order.
  * Thread-safe (one lock; decisions are serialised as in the app).</p>
@@ -541,9 +541,10 @@ public final class LabController implements TelemetrySink, AutoCloseable {
 
     /**
      * Hands every decided rule batch to the fabric, in decision order, in the calling thread;
-     * returns once each was answered (or refused). Called by a deciding thread once it has
-     * answered its source, outside the lock: a batch that another thread is installing is
-     * waited for, and a later one may be installed by this call.
+     * returns once each was answered (or refused), so also the way to wait for every batch
+     * decided so far. Called by a deciding thread outside the lock, before it answers its
+     * source: a batch that another thread is installing is waited for, and a later one may be
+     * installed by this call.
      */
     public void installPending() {
         synchronized (installing) {
@@ -583,14 +584,6 @@ public final class LabController implements TelemetrySink, AutoCloseable {
                                                       appliedUs, answeredUs, d.moves,
                                                       d.stages.submitted(submittedUs)));
         }
-    }
-
-    /**
-     * Returns once every rule batch decided so far has been answered by the fabric (installing
-     * any still waiting in the calling thread).
-     */
-    public void awaitInstalled() {
-        installPending();
     }
 
     /** Installs what is still pending, so no decided move is left out of the fabric. */

@@ -147,18 +147,18 @@ public class IntQueueCongestionTest {
         ingest(c, LabControllerTest.batch(1, LabControllerTest.flowRate(f0, uplink, 70e6, now) + ","
                 + LabControllerTest.flowRate(f1, uplink, 50e6, now) + ","
                 + LabControllerTest.congested(uplink, 0.96, now, now)), now);
-        c.awaitInstalled();
+        c.installPending();
         assertEquals(0, c.moves());
         assertEquals(before, c.pathIndex(f0, s0, d0));
         // The queue below the threshold: nothing.
         IngestResult r = ingest(c, intQueue(uplink, 20, now + 100), now + 200);
         assertEquals(1, r.accepted());
         assertEquals(1, r.unknownDevice());
-        c.awaitInstalled();
+        c.installPending();
         assertEquals(0, c.moves());
         // The queue reaches the threshold: the larger flow leaves the port.
         ingest(c, intQueue(uplink, 28, now + 300), now + 400);
-        c.awaitInstalled();
+        c.installPending();
         assertEquals(1, c.moves());
         assertNotEquals(before, c.pathIndex(f0, s0, d0));
         List<String> moved = fabric.path(s0.toString(), d0.toString(), f0.src().toString(), f0.dst().toString(),
@@ -187,10 +187,10 @@ public class IntQueueCongestionTest {
             long now = LabController.nowUs();
             ingest(c, LabControllerTest.batch(1, LabControllerTest.flowRate((FlowKey) p[0], uplink, 5e6, now) + ","
                     + LabControllerTest.flowRate((FlowKey) p[1], uplink, 5e6, now)), now);
-            c.awaitInstalled();
+            c.installPending();
             assertEquals(0, log.entries().size());
             ingest(c, intQueue(uplink, 60, now + 100), now + 200);
-            c.awaitInstalled();
+            c.installPending();
             long intDecisions = log.entries().stream()
                     .filter(e -> e.trigger() == LoopLatencyLog.Trigger.INT_QUEUE && e.port().equals(uplink)).count();
             assertEquals(signal.toString(), signal == CongestionSignal.BOTH ? 1 : 0, intDecisions);

@@ -166,7 +166,7 @@ public class LabControllerTest {
         // The rules go to the fabric when the deciding thread hands them over; the view has the
         // move already.
         assertNotEquals(plan.defaultPathIndex(m[0], m[1]).getAsInt(), c.pathIndex(f[0], m[0], m[1]));
-        c.awaitInstalled();
+        c.installPending();
 
         assertEquals(2, fabric.ruleBatches().size());
         JsonNode ops = fabric.ruleBatches().get(1).get("ops");
@@ -231,7 +231,7 @@ public class LabControllerTest {
                 .getBytes(StandardCharsets.UTF_8)), now);
         c.ingest(codec.decode(batch(1, flowRate(f[0], uplink, 70e6, now) + "," + flowRate(f[1], uplink, 50e6, now)
                 + "," + congested(uplink, 0.96, now, now)).getBytes(StandardCharsets.UTF_8)), now);
-        c.awaitInstalled();
+        c.installPending();
         int moved = c.pathIndex(f[0], m[0], m[1]);
         assertNotEquals(old0, moved);
         java.util.Map<FlowKey, org.planck.api.inband.FlowConformance> view = new java.util.HashMap<>();
@@ -267,7 +267,7 @@ public class LabControllerTest {
                                   "\"estimator\":\"SAMPLED_BYTES\",\"lowConfidence\":true");
         }
         c.ingest(codec.decode(batch(1, rates).getBytes(StandardCharsets.UTF_8)), now + 500);
-        c.awaitInstalled();
+        c.installPending();
         return c.moves();
     }
 
@@ -293,7 +293,7 @@ public class LabControllerTest {
         long now = LabController.nowUs();
         c.ingest(codec.decode(batch(1, flowRate(f[0], uplink, 70e6, now) + "," + flowRate(f[1], uplink, 50e6, now)
                 + "," + congested(uplink, 0.96, now, now)).getBytes(StandardCharsets.UTF_8)), now);
-        c.awaitInstalled();
+        c.installPending();
         assertEquals("the move was sent", 2, fabric.ruleBatches().size());
         assertEquals(1, c.applyFailures());
         assertEquals(0, c.moves());
@@ -392,13 +392,13 @@ public class LabControllerTest {
         Thread.sleep(30);
         CounterSnapshot s = emu.counters();
         assertTrue(c.onCounters(s) >= 1);
-        c.awaitInstalled();
+        c.installPending();
         assertEquals(1, c.moves());
         assertEquals(LoopLatencyLog.Trigger.POLL, latencies.entries().get(latencies.entries().size() - 1).trigger());
         assertEquals(s.timeUs(), latencies.entries().get(latencies.entries().size() - 1).sampleUs());
         Thread.sleep(30);
         c.onCounters(emu.counters());
-        c.awaitInstalled();
+        c.installPending();
         // However often the (stale) estimates move them, the two flows no longer share a port.
         List<String> p0 = fabric.path(m[0].toString(), m[1].toString(), f[0].src().toString(),
                                       f[0].dst().toString(), 40001, 5001);
