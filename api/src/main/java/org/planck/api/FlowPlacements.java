@@ -49,4 +49,15 @@ public interface FlowPlacements {
      * @return flow to placement
      */
     Map<FlowKey, FlowPlacement> placements();
+
+    /**
+     * The placement of one flow, without copying every placement as {@link #placements()} does
+     * (the TE loop asks for the few flows of each telemetry batch).
+     *
+     * @param flow the flow's 5-tuple
+     * @return its placement, or empty if it follows its host pair's default
+     */
+    default Optional<FlowPlacement> placement(FlowKey flow) {
+        return Optional.ofNullable(placements().get(flow));
+    }
 }

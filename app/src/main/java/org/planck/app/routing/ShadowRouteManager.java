@@ -264,6 +264,11 @@ public class ShadowRouteManager extends AbstractListenerManager<ShadowRouteEvent
         return Map.copyOf(placements.asJavaMap());
     }
 
+    @Override
+    public Optional<FlowPlacement> placement(FlowKey flow) {
+        return Optional.ofNullable(Versioned.valueOrNull(placements.get(flow)));
+    }
+
     /** The per-flow ingress rules of every placement that is valid on a plan, by switch. */
     private Map<DeviceId, List<PlannedRule>> placementRulesByDevice(RoutingPlan p) {
         Map<DeviceId, List<PlannedRule>> rules = new HashMap<>();

@@ -108,7 +108,8 @@ final class LabPlacements implements FlowPlacements {
      * @param flow the flow
      * @return its placement, or empty if it follows its host pair's default
      */
-    Optional<FlowPlacement> placement(FlowKey flow) {
+    @Override
+    public Optional<FlowPlacement> placement(FlowKey flow) {
         return Optional.ofNullable(placed.get(flow));
     }
 

@@ -163,7 +163,7 @@ public class ExperimentRunnerTest {
         assertTrue(md.contains("| Poll-10ms | measurement window start → applied |"));
         // PlanckTE - Poll paired by seed, with the one seed this test ran.
         assertTrue(md, md.contains("PlanckTE − Poll-10ms, paired by seed"));
-        assertTrue(md, md.matches("(?s).*\\| stride\\(8\\) \\| 1 \\| 1: [0-9.]+/[0-9.]+ \\| -?[0-9.]+ \\| - \\(one seed\\) \\| no \\|.*"));
+        assertTrue(md, md.matches("(?s).*\\| stride\\(8\\) \\| 1 \\| 1: [0-9.]+/[0-9.]+ \\| -?[0-9.]+ \\| - \\(one seed\\) \\| no \\| [+-][0-9.]+ % \\| - \\(one seed\\) \\| no \\|.*"));
         // Poll is named after the interval it ran with.
         assertTrue(md.contains("| Poll-10ms |"));
         assertFalse(md.contains("Poll-100ms"));

@@ -716,6 +716,29 @@ public final class FabricLoad {
         return capacityBytesPerSec[port];
     }
 
+    /**
+     * Whether some flow on the port has a usable path that does not cross it. If none has (a
+     * host's own port: every path to the host ends there), no move can take load off the port,
+     * so a relief of it can only look and find nothing.
+     *
+     * @param port egress port
+     * @return true if at least one flow on the port could leave it
+     */
+    public boolean anyFlowCanLeave(ConnectPoint port) {
+        Integer p = portIds.get(port);
+        if (p == null) {
+            return false;
+        }
+        for (PlacedFlow f : flowsOnId(p)) {
+            for (int[] alt : f.choices.paths) {
+                if (!contains(alt, p)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     Set<PlacedFlow> flowsOnId(int port) {
         Set<PlacedFlow> on = flowsOnPort.get(port);
         return on == null ? Collections.emptySet() : on;

@@ -123,6 +123,44 @@ public class FabricLoadTest {
     }
 
     @Test
+    public void aPortCanBeLeftExactlyWhenOneOfItsFlowsHasAPathAroundIt() {
+        Random r = new Random(7);
+        for (int round = 0; round < 20; round++) {
+            FabricLoad load = new FabricLoad(plan);
+            Map<FlowKey, FlowPlacement> placed = new HashMap<>();
+            for (int f = 0; f < 1 + r.nextInt(40); f++) {
+                FlowPlacement p = randomPlacement(r);
+                load.place(key(f), p);
+                placed.put(key(f), p);
+            }
+            Set<ConnectPoint> ports = new HashSet<>();
+            placed.keySet().forEach(f -> ports.addAll(load.pathOf(f)));
+            for (ConnectPoint port : ports) {
+                boolean expected = false;
+                for (Map.Entry<FlowKey, FlowPlacement> e : placed.entrySet()) {
+                    FlowPlacement p = e.getValue();
+                    if (!load.pathOf(e.getKey()).contains(port)) {
+                        continue;
+                    }
+                    FabricHost s = fabric.graph().host(p.src()).orElseThrow();
+                    if (s.edge().equals(fabric.graph().host(p.dst()).orElseThrow().edge())) {
+                        continue;
+                    }
+                    for (ShadowTree t : plan.usableTrees(s.edge(), p.dst())) {
+                        if (!plan.path(p.src(), p.dst(), t.index()).orElseThrow().egressPorts().contains(port)) {
+                            expected = true;
+                        }
+                    }
+                }
+                assertEquals(port.toString(), expected, load.anyFlowCanLeave(port));
+            }
+            for (FabricHost h : fabric.graph().hosts()) {
+                assertFalse("a host's own port", load.anyFlowCanLeave(h.location()));
+            }
+        }
+    }
+
+    @Test
     public void incrementalLoadsMatchARecount() {
         Random r = new Random(7);
         FabricLoad load = new FabricLoad(plan);

@@ -65,6 +65,13 @@ public class TeLoopTest {
 
     @Before
     public void setUp() {
+        setUp(10 * GBPS);
+    }
+
+    /** The fabric with D's host link at {@code dHostBps}. */
+    private void setUp(long dHostBps) {
+        reported.clear();
+        placements.placed.clear();
         FabricGraph.Builder b = FabricGraph.builder().addSwitch(A).addSwitch(B);
         for (int i = 0; i < 3; i++) {
             b.addBidirectionalLink(FabricLink.of(A, PortNumber.portNumber(10 + i), B, PortNumber.portNumber(10 + i),
@@ -73,7 +80,7 @@ public class TeLoopTest {
         b.addHost(FabricHost.of(S, List.of(IpAddress.valueOf("10.0.0.1")),
                                 new ConnectPoint(A, PortNumber.portNumber(1)), 10 * GBPS));
         b.addHost(FabricHost.of(D, List.of(IpAddress.valueOf("10.0.1.1")),
-                                new ConnectPoint(B, PortNumber.portNumber(1)), 10 * GBPS));
+                                new ConnectPoint(B, PortNumber.portNumber(1)), dHostBps));
         plan = new ShadowRoutePlanner(new InMemoryShadowMacAllocator(), 3).plan(b.build());
         placements.plan = plan;
         defaultLink = linkOf(plan.defaultPathIndex(S, D).orElseThrow());
@@ -139,6 +146,32 @@ public class TeLoopTest {
         // No notice: the view alone (112 %) is enough once the mode is PLANCK.
         assertEquals(1, loop.relieveOverloaded(List.of(), 0).size());
         assertTrue("now under threshold everywhere", loop.relieveOverloaded(List.of(), 1).isEmpty());
+    }
+
+    @Test
+    public void aHostPortThatNoPathAvoidsIsLeftAloneByTheLoadViewCheck() {
+        // D's own link at 1 Gb/s: the two flows fill it to 112 % whichever path they take.
+        setUp(GBPS);
+        ConnectPoint hostPort = new ConnectPoint(B, PortNumber.portNumber(1));
+        assertEquals(140 * MB / 125e6, loop.utilisation(hostPort), 1e-9);
+        loop.setMode(TeMode.PLANCK);
+        List<Reroute> moves = loop.relieveOverloaded(List.of(), 0);
+        assertEquals("the shared link is relieved", 1, moves.size());
+        assertEquals(Optional.of(defaultLink), moves.get(0).congestedPort());
+        assertEquals("the host's port is looked at once and left alone", 1, loop.pinnedPortsSkipped());
+        assertTrue(loop.relieveOverloaded(List.of(hostPort), 1).isEmpty());
+        assertEquals(2, loop.pinnedPortsSkipped());
+        assertEquals(140 * MB / 125e6, loop.utilisation(hostPort), 1e-9);
+    }
+
+    @Test
+    public void theLoopLooksUpTheFlowsOfABatchWithoutCopyingEveryPlacement() {
+        loop.setMode(TeMode.PLANCK);
+        placements.copies = 0;
+        rates.put(flow(3), 10 * MB);
+        loop.resync(List.of(flow(1), flow(2), flow(3)));
+        assertEquals(1, loop.relieveOverloaded(List.of(), 0).size());
+        assertEquals(0, placements.copies);
     }
 
     @Test
@@ -243,8 +276,17 @@ public class TeLoopTest {
 
         @Override
         public Map<FlowKey, FlowPlacement> placements() {
+            copies++;
             return new HashMap<>(placed);
         }
+
+        @Override
+        public Optional<FlowPlacement> placement(FlowKey flow) {
+            return Optional.ofNullable(placed.get(flow));
+        }
+
+        /** Calls of {@link #placements()}. */
+        int copies;
     }
 
     /** Live flow rates, one record per flow at its source edge port. */
