@@ -164,6 +164,7 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         // As the app does for congestionSignal "int": the load view chooses moves but triggers none.
         loop.setLoadViewTriggers(intPorts.signal().usesMirrors());
         loop.sync();
+        loop.prepareRoutes();
         lastCounters = null;
         log.info("Installed {} rules for {}", plan.ruleCount(), topology.graph());
         return plan;

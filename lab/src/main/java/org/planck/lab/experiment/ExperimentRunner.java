@@ -440,7 +440,9 @@ public final class ExperimentRunner {
                     running.remove(f.id());
                     results.add(new FlowResult(seed, f.id(), f.src(), f.dst(), f.bytes(), f.startUs(),
                                                f.finishUs().getAsLong(), f.retransmits(), f.timeouts()));
-                    controller.flowFinished(keys.get(f.id()));
+                    // At the loop's priority: the controller's lock is the loop's.
+                    FlowKey ended = keys.get(f.id());
+                    LoopThreads.atLoopPriority(() -> controller.flowFinished(ended));
                     progress.flowFinished();
                     Deque<FlowSpec> seq = bySource.get(spec.src().toString().toLowerCase());
                     FlowSpec n = seq == null ? null : seq.poll();
@@ -499,8 +501,12 @@ public final class ExperimentRunner {
 
     private static void start(EmulatorClient emu, LabController controller, List<FlowSpec> flows,
                               Map<Long, FlowKey> keys, Map<Long, FlowSpec> running) {
+        LoopThreads.atLoopPriority(() -> {
+            for (FlowSpec f : flows) {
+                controller.expectFlow(keys.get(f.id()), f.src(), f.dst());
+            }
+        });
         for (FlowSpec f : flows) {
-            controller.expectFlow(keys.get(f.id()), f.src(), f.dst());
             running.put(f.id(), f);
         }
         emu.startFlows(flows);

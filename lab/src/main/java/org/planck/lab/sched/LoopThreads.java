@@ -16,6 +16,7 @@ import java.nio.file.Paths;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Real-time priority for the threads of the control loop only.
@@ -30,6 +31,8 @@ import java.util.function.Predicate;
  * Linux the threads run at normal priority and one warning says so.</p>
  */
 public final class LoopThreads {
+    /** Linux {@code SCHED_OTHER}, the normal policy. */
+    static final int SCHED_OTHER = 0;
     /** Linux {@code SCHED_FIFO}. */
     static final int SCHED_FIFO = 1;
     /** Linux {@code SCHED_RESET_ON_FORK}: a child forked by a loop thread starts at normal priority. */
@@ -112,6 +115,55 @@ public final class LoopThreads {
     }
 
     /** SCHED_FIFO at {@code priority} with SCHED_RESET_ON_FORK for thread {@code tid}. */
+    /**
+     * Runs a call that takes a lock the loop's threads also take (the lab controller's, the
+     * loop-latency log's) from a thread that otherwise runs at normal priority, at the loop's
+     * priority for the length of the call. A normal thread that holds such a lock can be kept
+     * off both cores by the real-time threads (the fabric, the collector) for milliseconds
+     * while a loop thread waits for the lock: Java's monitors pass no priority on. The thread
+     * returns to the normal policy afterwards; a loop thread, or a run without real-time
+     * priority, just makes the call.
+     *
+     * @param call the call
+     * @param <T>  its result type
+     * @return its result
+     */
+    public static <T> T atLoopPriority(Supplier<T> call) {
+        int p = priority;
+        boolean raised = false;
+        if (p != 0 && Platform.isLinux()) {
+            try {
+                if ((Holder.LIBC.sched_getscheduler(0) & ~SCHED_RESET_ON_FORK) == SCHED_OTHER) {
+                    setFifo(0, p);
+                    raised = true;
+                }
+            } catch (LastErrorException | UnsatisfiedLinkError | NoClassDefFoundError e) {
+                warnOnce("sched_setscheduler for a call at the loop's priority: " + e.getMessage());
+            }
+        }
+        try {
+            return call.get();
+        } finally {
+            if (raised) {
+                SchedParam param = new SchedParam();
+                param.schedPriority = 0;
+                Holder.LIBC.sched_setscheduler(0, SCHED_OTHER, param);
+            }
+        }
+    }
+
+    /**
+     * {@link #atLoopPriority(Supplier)} for a call without a result.
+     *
+     * @param call the call
+     */
+    public static void atLoopPriority(Runnable call) {
+        atLoopPriority(() -> {
+            call.run();
+            return null;
+        });
+    }
+
     private static void setFifo(int tid, int priority) {
         SchedParam param = new SchedParam();
         param.schedPriority = priority;

@@ -5,11 +5,16 @@ import org.planck.api.fabric.FabricGraph;
 import org.planck.api.te.Reroute;
 import org.planck.lab.control.LabController;
 import org.planck.lab.control.LoopLatencyLog;
+import org.planck.lab.sched.LoopThreads;
 
 import java.util.List;
 import java.util.Set;
 
-/** The live view's source for a {@link LabController} and its loop-latency log. */
+/**
+ * The live view's source for a {@link LabController} and its loop-latency log. The view's HTTP
+ * threads run at normal priority and both objects' locks are taken by the loop's real-time
+ * threads too, so every read is made at the loop's priority ({@link LoopThreads#atLoopPriority}).
+ */
 public final class LabFabricView implements FabricViewSource {
     private final LabController controller;
     private final LoopLatencyLog latencies;
@@ -40,26 +45,26 @@ public final class LabFabricView implements FabricViewSource {
 
     @Override
     public FabricGraph graph() {
-        return controller.plan().graph();
+        return LoopThreads.atLoopPriority(() -> controller.plan().graph());
     }
 
     @Override
     public double utilisation(ConnectPoint port) {
-        return controller.utilisation(port);
+        return LoopThreads.atLoopPriority(() -> controller.utilisation(port));
     }
 
     @Override
     public Set<ConnectPoint> congestedPorts() {
-        return controller.congestedPorts();
+        return LoopThreads.atLoopPriority(controller::congestedPorts);
     }
 
     @Override
     public List<Reroute> moves() {
-        return controller.decidedMoves();
+        return LoopThreads.atLoopPriority(controller::decidedMoves);
     }
 
     @Override
     public long[] loopLatenciesUs() {
-        return latencies.applied(LoopLatencyLog.Entry::sampleToAppliedUs).values();
+        return LoopThreads.atLoopPriority(() -> latencies.applied(LoopLatencyLog.Entry::sampleToAppliedUs)).values();
     }
 }

@@ -100,4 +100,56 @@ public class LoopThreadsTest {
         }
         assertEquals(7, LoopThreads.priority());
     }
+
+    @Test
+    public void aNormalThreadMakesALoopCallAtTheLoopsPriorityAndReturnsToNormal() throws Exception {
+        LoopThreads.usePriority(10);
+        ExecutorService normal = Executors.newSingleThreadExecutor();
+        try {
+            int[] policies = normal.submit(() -> {
+                int before = LoopThreads.currentPolicy();
+                int during = LoopThreads.atLoopPriority(LoopThreads::currentPolicy);
+                return new int[]{before, during, LoopThreads.currentPolicy()};
+            }).get(10, TimeUnit.SECONDS);
+            assertEquals(LoopThreads.SCHED_OTHER, policies[0]);
+            assertEquals(ROOT ? LoopThreads.SCHED_FIFO | LoopThreads.SCHED_RESET_ON_FORK : LoopThreads.SCHED_OTHER,
+                         policies[1]);
+            assertEquals("back to normal after the call", LoopThreads.SCHED_OTHER, policies[2]);
+            // Also when the call throws.
+            int after = normal.submit(() -> {
+                try {
+                    LoopThreads.atLoopPriority(() -> {
+                        throw new IllegalStateException("boom");
+                    });
+                } catch (IllegalStateException expected) {
+                    // the call's own failure
+                }
+                return LoopThreads.currentPolicy();
+            }).get(10, TimeUnit.SECONDS);
+            assertEquals(LoopThreads.SCHED_OTHER, after);
+        } finally {
+            normal.shutdownNow();
+        }
+    }
+
+    @Test
+    public void aLoopThreadStaysAtItsPriorityThroughALoopCall() throws Exception {
+        LoopThreads.usePriority(10);
+        ExecutorService ex = Executors.newSingleThreadExecutor(LoopThreads.factory("test-loop"));
+        try {
+            int[] policies = ex.submit(() -> new int[]{LoopThreads.atLoopPriority(LoopThreads::currentPolicy),
+                                                       LoopThreads.currentPolicy()}).get(10, TimeUnit.SECONDS);
+            int loop = ROOT ? LoopThreads.SCHED_FIFO | LoopThreads.SCHED_RESET_ON_FORK : LoopThreads.SCHED_OTHER;
+            assertEquals(loop, policies[0]);
+            assertEquals(loop, policies[1]);
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
+    @Test
+    public void withoutRealTimePriorityALoopCallIsJustACall() {
+        LoopThreads.usePriority(0);
+        assertEquals(LoopThreads.SCHED_OTHER, (int) LoopThreads.atLoopPriority(LoopThreads::currentPolicy));
+    }
 }

@@ -773,6 +773,39 @@ public final class FabricLoad {
         return ids;
     }
 
+    /**
+     * Works out now the usable paths from every edge switch toward every host, which the view
+     * otherwise works out for each pair the first time a flow of it is placed: a new plan's
+     * first decisions (a whole round of new flows) then find them ready.
+     *
+     * @param maxPairs the most (edge, destination) pairs to prepare; a large fabric prepares
+     *                 that many and leaves the rest to first use
+     * @return pairs whose paths are ready
+     */
+    public int prepareChoices(int maxPairs) {
+        checkArgument(maxPairs >= 0, "maxPairs must be >= 0");
+        Map<Object, FabricHost> onePerEdge = new java.util.LinkedHashMap<>();
+        for (FabricHost h : plan.graph().hosts()) {
+            onePerEdge.putIfAbsent(h.edge(), h);
+        }
+        for (FabricHost d : plan.graph().hosts()) {
+            for (FabricHost s : onePerEdge.values()) {
+                if (choicesCache.size() >= maxPairs) {
+                    return choicesCache.size();
+                }
+                if (!s.edge().equals(d.edge())) {
+                    choices(s.mac(), d.mac());
+                }
+            }
+        }
+        return choicesCache.size();
+    }
+
+    /** Pairs whose usable paths are known (tests). */
+    int preparedPairs() {
+        return choicesCache.size();
+    }
+
     /** The usable path indices from src's edge toward dst (none for same-edge pairs), cached. */
     private RouteChoices choices(MacAddress src, MacAddress dst) {
         FabricGraph g = plan.graph();

@@ -208,6 +208,20 @@ public final class TeLoop {
         return true;
     }
 
+    /** The most (edge, destination) pairs {@link #prepareRoutes} works out ahead. */
+    static final int MAX_PREPARED_PAIRS = 100_000;
+
+    /**
+     * Works out the paths of the plan in force for every (edge switch, destination host) pair
+     * now, up to {@link #MAX_PREPARED_PAIRS}, rather than in the first decisions that need them.
+     * Call it when a plan has just been installed, before its traffic.
+     *
+     * @return pairs ready (0 if no plan is in force)
+     */
+    public int prepareRoutes() {
+        return onPlan() ? load.prepareChoices(MAX_PREPARED_PAIRS) : 0;
+    }
+
     /**
      * Re-reads every live flow: places new ones, updates rates and paths, drops ended ones.
      * Cost is linear in the live flows; it runs periodically, not per decision.

@@ -123,6 +123,21 @@ public class FabricLoadTest {
     }
 
     @Test
+    public void everyEdgeToHostPairCanBeWorkedOutAheadAndIsThenReused() {
+        FabricLoad load = new FabricLoad(plan);
+        // k = 4: 8 edge switches and 16 hosts, 2 of them on each edge, so 16 x 7 pairs.
+        assertEquals(112, load.prepareChoices(Integer.MAX_VALUE));
+        assertEquals(112, load.preparedPairs());
+        Random r = new Random(3);
+        for (int f = 0; f < 200; f++) {
+            load.place(key(f), randomPlacement(r));
+        }
+        assertEquals("placing flows found every pair ready", 112, load.preparedPairs());
+        assertEquals(10, new FabricLoad(plan).prepareChoices(10));
+        Expect.thrown(IllegalArgumentException.class, () -> load.prepareChoices(-1));
+    }
+
+    @Test
     public void aPortCanBeLeftExactlyWhenOneOfItsFlowsHasAPathAroundIt() {
         Random r = new Random(7);
         for (int round = 0; round < 20; round++) {
