@@ -1,5 +1,5 @@
 #!/bin/sh
-# Instructions and simulated L1 misses per INT report on the hot path, under cachegrind
+# Instructions, simulated L1 misses and branch mispredictions per INT report on the hot path, under cachegrind
 # (counts that do not depend on the load of the machine). Usage:
 #   collector/benches/int_reports_cachegrind.sh [BENCH_BINARY] [steady|one_in_ten_crossing]
 # BENCH_BINARY defaults to the newest target/release/deps/int_reports-*, built with
@@ -14,7 +14,7 @@ BIN=${1:-$(ls -t "$REPO"/target/release/deps/int_reports-* | grep -v '\.d$' | he
 INPUT=${2:-steady}
 OUT=$(mktemp -d "$REPO/target/int-cg.XXXXXX")
 trap 'rm -rf "$OUT"' EXIT
-valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --LL=1048576,16,64 \
+valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --D1=32768,8,64 --LL=1048576,16,64 \
   --cachegrind-out-file="$OUT/cg.out" "$BIN" --bench --profile-time "${PROFILE_SECONDS:-6}" --exact \
   "int_v05_6hops_all_fields_100flows/$INPUT" 2>"$OUT/stderr" >/dev/null
 REPORTS=$(sed -n "s/^$INPUT: \([0-9]*\) reports.*/\1/p" "$OUT/stderr")
@@ -50,8 +50,9 @@ for f, v in tot.items():
         for i, x in enumerate(v):
             sums[part][i] += x
             sums['total'][i] += x
-ir, d1 = events.index('Ir'), events.index('D1mr')
+ir, d1, bcm, bim = events.index('Ir'), events.index('D1mr'), events.index('Bcm'), events.index('Bim')
 print(f'{name}: {reports} reports')
 for part in ('decode', 'state and loop', 'total'):
-    print(f'  {part:15s} {sums[part][ir] / reports:7.1f} instructions, {sums[part][d1] / reports:5.2f} L1 read misses per report')
+    v = sums[part]
+    print(f'  {part:15s} {v[ir] / reports:7.1f} instructions, {v[d1] / reports:5.2f} L1 read misses, {(v[bcm] + v[bim]) / reports:5.2f} mispredicted branches per report')
 PY

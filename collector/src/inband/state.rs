@@ -16,7 +16,7 @@ mod flows;
 mod stack_mask;
 mod switch;
 pub use filter_view::{FlowView, LinkView, QueueView};
-use flows::{FlowCold, FlowHot, FlowTable, HOT_HOPS, HotHop};
+use flows::{FlowCold, FlowHot, FlowTable, HotHop, QuickOps};
 use stack_mask::{NO_LAYOUT, STACK_WORDS, StackMasks, differs, keep_masked, stack_layout};
 use switch::SwitchTables;
 
@@ -391,11 +391,13 @@ impl IntState {
         };
         e.last_seen_ns = now;
         let mut sw = self.sw.hot(&self.cfg);
-        for (i, h) in e.hops[..n.min(HOT_HOPS)].iter().enumerate() {
-            sw.apply_hop(h, raw, i, r.hop_fields, now, ts, &mut out);
-        }
-        for i in HOT_HOPS..n {
-            sw.apply_hop(&HotHop::of(&cold.slots[i]), raw, i, r.hop_fields, now, ts, &mut out);
+        // Usually every entry just takes its value; else every hop in full, in order,
+        // with its events (and the push floor worked out again).
+        if !sw.quick(&e.quick, now) {
+            for (i, s) in cold.slots[..n].iter().enumerate() {
+                sw.apply_hop(&HotHop::of(s), raw, i, r.hop_fields, now, ts, &mut out);
+            }
+            e.quick.push_floor = sw.push_floor(&e.quick);
         }
         self.counters.events += events;
         true
@@ -427,9 +429,7 @@ impl IntState {
                 hot.slot_fields = r.hop_fields;
                 hot.slot_hops = n as u8;
                 hot.slots_complete = e.slots[..n].iter().all(|s| s.complete);
-                for (h, s) in hot.hops.iter_mut().zip(&e.slots[..n]) {
-                    *h = HotHop::of(s);
-                }
+                self.sw.fill_quick(&mut hot.quick, &e.slots[..n], r.hop_fields, hot.slots_complete);
                 hot.slot_layout = NO_LAYOUT;
                 if let Some(raw) = stack {
                     let layout = stack_layout(r.version, raw.plan.bitmap);
@@ -459,7 +459,7 @@ impl IntState {
                     slot_hops: 0,
                     slots_complete: false,
                     slot_layout: NO_LAYOUT,
-                    hops: [HotHop::NONE; HOT_HOPS],
+                    quick: QuickOps::NONE,
                     stack: [0; STACK_WORDS],
                 };
                 let cold = FlowCold { path, has_latency, latency: Tracked::new(latency, w.flow_latency_ns), hop_latency, slots: [HopSlots::NONE; MAX_HOPS] };

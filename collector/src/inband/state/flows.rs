@@ -6,7 +6,7 @@
 //! whole entries (1.3 KB each) spread them over as many pages as flows.
 
 use super::stack_mask::STACK_WORDS;
-use super::{HopSlots, MAX_HOPS, NO_SLOT, Path, Tracked};
+use super::{HopSlots, MAX_HOPS, Path, Tracked};
 use crate::inband::flow_key::FlowKey;
 
 /// What the short way updates for one hop: where its link, queue and congestion-queue
@@ -22,8 +22,6 @@ pub(super) struct HotHop {
 }
 
 impl HotHop {
-    pub(super) const NONE: HotHop = HotHop { link: NO_SLOT, queue: NO_SLOT, cqueue: NO_SLOT, tx_utilization: 0, queue_occupancy: 0, queue_congestion: 0 };
-
     #[inline(always)]
     pub(super) fn of(s: &HopSlots) -> HotHop {
         HotHop {
@@ -37,13 +35,67 @@ impl HotHop {
     }
 }
 
-/// Hops the hot part holds; the short way reads further hops from the cold part. Ten:
-/// the hot part is then 9 lines, an odd number, so that the entries of a vector spread
-/// over the cache's sets.
+/// Hops the hot part holds the entry updates of ([`QuickOps`]); the short way of a flow
+/// with more hops (or more keys) goes through the cold part. Ten: the hot part is then 9
+/// lines, an odd number, so that the entries of a vector spread over the cache's sets.
 pub(super) const HOT_HOPS: usize = 10;
 
+/// One hop's entry updates on the short way: the index of its link entry and the
+/// utilisation it gets, the index of its queue entry and the occupancy and congestion it
+/// gets (which of them a hop has: [`QuickOps::shape`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct QuickHop {
+    pub link: u32,
+    pub util: u32,
+    pub queue: u32,
+    pub occupancy: u32,
+    pub congestion: u32,
+}
+
+/// [`QuickOps::shape`] bits: every hop has a link entry (utilisation), a queue entry
+/// (occupancy), and that queue entry gets the congestion too.
+pub(super) const SHAPE_LINK: u8 = 1;
+pub(super) const SHAPE_OCC: u8 = 2;
+pub(super) const SHAPE_CON: u8 = 4;
+
+/// A flow's per-switch entry updates for the first pass of the short way
+/// (`HotTables::quick`): write each entry's value and last-seen time and see whether any
+/// value left its interval, without events and without testing per hop which keys it
+/// has. Filled from the flow's slots by `SwitchTables::fill_quick` whenever the full way
+/// rewrites them, when every hop has the same keys (the usual case: one bitmap for the
+/// fabric) and the flow at most [`HOT_HOPS`] hops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub(super) struct QuickOps {
+    /// No entry of `hop` can be due a periodic push before this time (the earliest
+    /// next push of any of them when the ops were filled or last checked; an entry's
+    /// next push time only moves later while its index holds).
+    pub push_floor: u64,
+    /// Every link index in `hop` is below `link_bound`, every queue index below
+    /// `queue_bound`: checked against the tables' lengths once per report.
+    pub link_bound: u32,
+    pub queue_bound: u32,
+    /// `hop[..hops]` holds every key of every hop of the flow's last report.
+    pub ready: bool,
+    pub shape: u8,
+    pub hops: u8,
+    pub hop: [QuickHop; HOT_HOPS],
+}
+
+impl QuickOps {
+    pub(super) const NONE: QuickOps = QuickOps {
+        push_floor: 0,
+        link_bound: 0,
+        queue_bound: 0,
+        ready: false,
+        shape: 0,
+        hops: 0,
+        hop: [QuickHop { link: 0, util: 0, queue: 0, occupancy: 0, congestion: 0 }; HOT_HOPS],
+    };
+}
+
 /// What the short way reads, in the order it reads it: one 64-byte line of key, times
-/// and stack description, then the masked stack, then what it updates per hop.
+/// and stack description, then the masked stack, then the entry updates.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 pub(super) struct FlowHot {
@@ -63,8 +115,8 @@ pub(super) struct FlowHot {
     pub slot_layout: u32,
     /// That report's hop stack, raw, with every byte the state does not read zeroed.
     pub stack: [u64; STACK_WORDS],
-    /// The first hops' entries and values (a copy of the cold `slots`).
-    pub hops: [HotHop; HOT_HOPS],
+    /// The per-switch entries its hops update (from the cold `slots`).
+    pub quick: QuickOps,
 }
 
 /// What only the full way reads.
@@ -199,6 +251,7 @@ impl FlowTable {
     pub(super) fn forget_slots(&mut self) {
         for (h, c) in self.hot.iter_mut().zip(&mut self.cold) {
             h.slots_complete = false;
+            h.quick.ready = false;
             c.slots = [HopSlots::NONE; MAX_HOPS];
         }
     }
@@ -217,6 +270,7 @@ mod tests {
     use super::*;
     use crate::decode::FiveTuple;
     use crate::inband::flow_key::FlowKeys;
+    use crate::inband::state::NO_SLOT;
     use crate::inband::state::stack_mask::NO_LAYOUT;
 
     fn entry(keys: &FlowKeys, n: u32) -> (FlowKey, FlowHot, FlowCold) {
@@ -231,7 +285,7 @@ mod tests {
             slots_complete: true,
             slot_layout: NO_LAYOUT,
             stack: [0; STACK_WORDS],
-            hops: [HotHop { link: n, ..HotHop::NONE }; HOT_HOPS],
+            quick: QuickOps { hops: 1, hop: [QuickHop { link: n, ..QuickHop::default() }; HOT_HOPS], ..QuickOps::NONE },
         };
         let cold = FlowCold { slots: [HopSlots::NONE; MAX_HOPS], path: Path { len: 0, switches: [0; MAX_HOPS] }, has_latency: false, latency: Tracked::default(), hop_latency: [Tracked::default(); MAX_HOPS] };
         (key, hot, cold)
@@ -256,7 +310,7 @@ mod tests {
         for n in 0..1000 {
             let (k, ..) = entry(&keys, n);
             let at = t.find(&k).expect("inserted");
-            assert_eq!(t.entry(at).0.hops[0].link, n);
+            assert_eq!(t.entry(at).0.quick.hop[0].link, n);
         }
         assert_eq!(t.retain(|h| h.last_seen_ns % 3 == 0), 666);
         t.forget_slots();
@@ -268,6 +322,7 @@ mod tests {
                     let (h, c) = t.entry(at);
                     assert_eq!(h.last_seen_ns, n as u64);
                     assert!(!h.slots_complete);
+                    assert!(!h.quick.ready);
                     assert_eq!(c.slots[0].link, NO_SLOT);
                 }
                 None => assert_ne!(n % 3, 0),

@@ -2,7 +2,7 @@
 //! (switch, egress port) -> link utilisation and (switch, queue) -> occupancy and
 //! congestion; their updates, events and periodic pushes.
 
-use super::flows::HotHop;
+use super::flows::{HOT_HOPS, HotHop, QuickHop, QuickOps, SHAPE_CON, SHAPE_LINK, SHAPE_OCC};
 use super::{Cause, EventKind, HopSlots, HopValues, IntEvent, IntervalWidths, NO_SLOT, StateConfig, StateCounters, Tracked};
 use crate::decode::int::instructions::{Plan, be32, field};
 use crate::decode::int::RawStack;
@@ -107,6 +107,53 @@ pub(super) struct HotTables<'a> {
 }
 
 impl HotTables<'_> {
+    /// The first pass of the short way: writes the value and last-seen time of every
+    /// entry in `q` and tells whether that was all (true: every value stayed in its
+    /// interval and no push can be due, so [`HotTables::apply_hop`] over the hops would
+    /// have done just these writes and emitted nothing). On false the caller runs
+    /// `apply_hop` over every hop, which writes the same values again and does the rest
+    /// with its events: the writes here change nothing it reads (an entry's interval
+    /// start and push times are left alone).
+    #[inline(always)]
+    pub(super) fn quick(&mut self, q: &QuickOps, now: u64) -> bool {
+        if !q.ready || now >= q.push_floor || q.link_bound as usize > self.links.len() || q.queue_bound as usize > self.queues.len() {
+            return false;
+        }
+        let hops = &q.hop[..(q.hops as usize).min(HOT_HOPS)];
+        let (l, w) = (&mut *self.links, &self.widths);
+        let queues = &mut *self.queues;
+        // One loop per shape, with no test per hop of which keys it has.
+        let loud = match q.shape {
+            s if s == SHAPE_LINK | SHAPE_OCC | SHAPE_CON => quick_hops::<true, true, true>(l, queues, hops, w, now),
+            s if s == SHAPE_LINK | SHAPE_OCC => quick_hops::<true, true, false>(l, queues, hops, w, now),
+            SHAPE_LINK => quick_hops::<true, false, false>(l, queues, hops, w, now),
+            s if s == SHAPE_OCC | SHAPE_CON => quick_hops::<false, true, true>(l, queues, hops, w, now),
+            SHAPE_OCC => quick_hops::<false, true, false>(l, queues, hops, w, now),
+            0 => false,
+            _ => true,
+        };
+        !loud
+    }
+
+    /// The earliest time any entry of `q` can be due a periodic push (for
+    /// [`QuickOps::push_floor`]; 0 when `q` is not ready).
+    #[inline]
+    pub(super) fn push_floor(&self, q: &QuickOps) -> u64 {
+        if !q.ready || q.link_bound as usize > self.links.len() || q.queue_bound as usize > self.queues.len() {
+            return 0;
+        }
+        let mut floor = u64::MAX;
+        for h in &q.hop[..q.hops as usize] {
+            if q.shape & SHAPE_LINK != 0 {
+                floor = floor.min(self.links[h.link as usize].push.next_ns);
+            }
+            if q.shape & SHAPE_OCC != 0 {
+                floor = floor.min(self.queues[h.queue as usize].push.next_ns);
+            }
+        }
+        floor
+    }
+
     /// For the short way: a hop whose values, fields and keys are those it had when its
     /// slots were filled (`h`: their indices and values), every key found (complete),
     /// and no table index moved since: the entries are updated at their indices, the
@@ -152,6 +199,37 @@ impl HotTables<'_> {
             }
         }
     }
+}
+
+/// The entry updates of [`HotTables::quick`] for hops that all have a link entry
+/// (`LINK`), a queue entry (`OCC`) that gets the congestion too (`CON`); true when a
+/// value left its interval (or a queue entry has no such value yet). The caller checked
+/// that every index is below the bounds of [`QuickOps`] and those within the tables.
+#[inline(always)]
+fn quick_hops<const LINK: bool, const OCC: bool, const CON: bool>(links: &mut [LinkEntry], queues: &mut [QueueEntry], hops: &[QuickHop], w: &IntervalWidths, now: u64) -> bool {
+    let mut loud = false;
+    for h in hops {
+        if LINK {
+            debug_assert!((h.link as usize) < links.len());
+            // SAFETY: h.link < QuickOps::link_bound <= links.len() (HotTables::quick).
+            let e = unsafe { links.get_unchecked_mut(h.link as usize) };
+            e.last_seen_ns = now;
+            let v = h.util as u64;
+            e.util.value = v;
+            loud |= v.wrapping_sub(e.util.start) >= w.link_utilization;
+        }
+        if OCC {
+            debug_assert!((h.queue as usize) < queues.len());
+            // SAFETY: h.queue < QuickOps::queue_bound <= queues.len() (HotTables::quick).
+            let e = unsafe { queues.get_unchecked_mut(h.queue as usize) };
+            e.last_seen_ns = now;
+            loud |= !quiet_update(&mut e.occupancy, h.occupancy, w.queue_occupancy);
+            if CON {
+                loud |= !quiet_update(&mut e.congestion, h.congestion, w.queue_congestion);
+            }
+        }
+    }
+    loud
 }
 
 /// The link update of [`HotTables::apply_hop`] in full.
@@ -255,6 +333,48 @@ impl SwitchTables {
             complete &= cqueue != NO_SLOT;
         }
         *slots = HopSlots { link, queue, cqueue, complete, values: *h };
+    }
+
+    /// Fills `q` with the entry updates of a flow whose hops' keys are in `slots`
+    /// (`fields`: the hop fields of its report; `complete`: every key was found), for the
+    /// first pass of the short way; not ready when the hops do not all have the same
+    /// keys, have a congestion queue entry of their own, or are more than [`HOT_HOPS`].
+    /// As [`HotTables::apply_hop`] uses a hop's slots: the link entry gets the
+    /// utilisation, the queue entry the occupancy, and the congestion when the report
+    /// carries it (and the hop has no congestion queue entry of its own).
+    pub(super) fn fill_quick(&self, q: &mut QuickOps, slots: &[HopSlots], fields: u16, complete: bool) {
+        q.ready = false;
+        if !complete || slots.is_empty() || slots.len() > HOT_HOPS {
+            return;
+        }
+        let con = fields & field::QUEUE_CONGESTION != 0;
+        let shape_of = |s: &HopSlots| {
+            let link = if s.link != NO_SLOT { SHAPE_LINK } else { 0 };
+            let queue = if s.queue != NO_SLOT { SHAPE_OCC | if con { SHAPE_CON } else { 0 } } else { 0 };
+            link | queue
+        };
+        let shape = shape_of(&slots[0]);
+        let (mut floor, mut link_bound, mut queue_bound) = (u64::MAX, 0, 0);
+        for (h, s) in q.hop.iter_mut().zip(slots) {
+            if s.cqueue != NO_SLOT || shape_of(s) != shape {
+                return;
+            }
+            *h = QuickHop { link: s.link, util: s.values.tx_utilization, queue: s.queue, occupancy: s.values.queue_occupancy, congestion: s.values.queue_congestion };
+            if shape & SHAPE_LINK != 0 {
+                link_bound = link_bound.max(s.link + 1);
+                floor = floor.min(self.links.get(s.link).push.next_ns);
+            }
+            if shape & SHAPE_OCC != 0 {
+                queue_bound = queue_bound.max(s.queue + 1);
+                floor = floor.min(self.queues.get(s.queue).push.next_ns);
+            }
+        }
+        q.push_floor = floor;
+        q.link_bound = link_bound;
+        q.queue_bound = queue_bound;
+        q.shape = shape;
+        q.hops = slots.len() as u8;
+        q.ready = true;
     }
 
     /// The entries of both tables as slices, for the short way's loop over a report's
@@ -409,5 +529,101 @@ fn due(crossed: bool, push: &mut PushClock, now: u64, every: u64) -> Option<Caus
         Some(Cause::Periodic)
     } else {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: u16 = field::SWITCH_ID | field::L1_PORTS | field::HOP_LATENCY | field::QUEUE_OCCUPANCY | field::QUEUE_CONGESTION | field::TX_UTILIZATION;
+    const EVERY: u64 = 1000;
+
+    fn hop(switch_id: u32, util: u32, occ: u32, cqueue_id: u8) -> HopValues {
+        HopValues { switch_id, egress_port: 2, hop_latency: 5, tx_utilization: util, queue_id: 1, queue_occupancy: occ, congestion_queue_id: cqueue_id, queue_congestion: 7 }
+    }
+
+    /// Applies the hops the full way (as a flow's report does), returning their slots.
+    fn apply(sw: &mut SwitchTables, cfg: &StateConfig, hops: &[HopValues], fields: u16, now: u64, events: &mut Vec<IntEvent>) -> Vec<HopSlots> {
+        let mut counters = StateCounters::default();
+        hops.iter()
+            .map(|h| {
+                let mut s = HopSlots::NONE;
+                sw.apply_hop(cfg, &mut counters, h, fields, now, now, &mut |e| events.push(e), &mut s);
+                s
+            })
+            .collect()
+    }
+
+    fn setup() -> (SwitchTables, StateConfig) {
+        let cfg = StateConfig { push_interval_ns: EVERY, ..StateConfig::default() };
+        (SwitchTables { links: Table::with_capacity(16), queues: Table::with_capacity(16) }, cfg)
+    }
+
+    #[test]
+    fn quick_ops_hold_every_key_of_uniform_hops_only() {
+        let (mut sw, cfg) = setup();
+        let mut ev = Vec::new();
+        let uniform: Vec<HopValues> = (0..4).map(|s| hop(s, 10, 20, 1)).collect();
+        let slots = apply(&mut sw, &cfg, &uniform, ALL, 0, &mut ev);
+        let mut q = QuickOps::NONE;
+        sw.fill_quick(&mut q, &slots, ALL, true);
+        assert!(q.ready);
+        assert_eq!((q.shape, q.hops), (SHAPE_LINK | SHAPE_OCC | SHAPE_CON, 4));
+        for (h, s) in q.hop.iter().zip(&slots) {
+            assert_eq!((h.link, h.queue, h.util, h.occupancy, h.congestion), (s.link, s.queue, 10, 20, 7));
+        }
+        assert_eq!((q.link_bound, q.queue_bound), (4, 4));
+        // Every entry was created at 0: its next push is due at EVERY.
+        assert_eq!(q.push_floor, EVERY);
+        // Without the congestion field, the queue entries get the occupancy only.
+        let slots_occ = apply(&mut sw, &cfg, &uniform, ALL & !field::QUEUE_CONGESTION, 0, &mut ev);
+        sw.fill_quick(&mut q, &slots_occ, ALL & !field::QUEUE_CONGESTION, true);
+        assert_eq!((q.ready, q.shape), (true, SHAPE_LINK | SHAPE_OCC));
+        // A hop whose congestion queue is another entry: not ready.
+        let mut mixed = uniform.clone();
+        mixed[2].congestion_queue_id = 3;
+        let slots_mixed = apply(&mut sw, &cfg, &mixed, ALL, 0, &mut ev);
+        assert_ne!(slots_mixed[2].cqueue, NO_SLOT);
+        sw.fill_quick(&mut q, &slots_mixed, ALL, true);
+        assert!(!q.ready);
+        // Not ready either when a key was refused, or for more hops than the lists hold.
+        sw.fill_quick(&mut q, &slots, ALL, false);
+        assert!(!q.ready);
+        let long: Vec<HopValues> = (0..HOT_HOPS as u32 + 1).map(|s| hop(s, 10, 20, 1)).collect();
+        let slots_long = apply(&mut sw, &cfg, &long, ALL, 0, &mut ev);
+        sw.fill_quick(&mut q, &slots_long, ALL, true);
+        assert!(!q.ready);
+    }
+
+    #[test]
+    fn quick_is_all_only_while_values_stay_and_no_push_is_due() {
+        let (mut sw, cfg) = setup();
+        let mut ev = Vec::new();
+        let hops: Vec<HopValues> = (0..3).map(|s| hop(s, 10, 20, 1)).collect();
+        let slots = apply(&mut sw, &cfg, &hops, ALL, 0, &mut ev);
+        let mut q = QuickOps::NONE;
+        sw.fill_quick(&mut q, &slots, ALL, true);
+        assert!(sw.hot(&cfg).quick(&q, 500));
+        assert!(sw.links.iter().all(|(_, e)| e.last_seen_ns == 500 && e.util.value == 10));
+        assert!(sw.queues.iter().all(|(_, e)| e.last_seen_ns == 500));
+        // Another flow moves one link entry to another interval: this flow's value
+        // left it, so the full update must run.
+        let other = apply(&mut sw, &cfg, &[hop(1, 1000, 20, 1)], ALL, 600, &mut ev);
+        assert_eq!(other[0].link, slots[1].link);
+        assert!(!sw.hot(&cfg).quick(&q, 700));
+        let _ = apply(&mut sw, &cfg, &hops, ALL, 700, &mut ev);
+        assert!(sw.hot(&cfg).quick(&q, 800));
+        // At the push floor some entry may be due: the full update runs; after it the
+        // floor is the entries' next push again.
+        assert!(!sw.hot(&cfg).quick(&q, EVERY));
+        let _ = apply(&mut sw, &cfg, &hops, ALL, EVERY, &mut ev);
+        q.push_floor = sw.hot(&cfg).push_floor(&q);
+        assert_eq!(q.push_floor, 2 * EVERY);
+        assert!(sw.hot(&cfg).quick(&q, EVERY + 1));
+        // An entry pushed by another flow only moves its next push later: the floor
+        // kept by this flow stays below it.
+        let _ = apply(&mut sw, &cfg, &[hop(0, 10, 20, 1)], ALL, 2 * EVERY + 5, &mut ev);
+        assert!(sw.links.iter().all(|(_, e)| e.push.next_ns >= q.push_floor));
     }
 }
