@@ -53,8 +53,9 @@ pub struct Emulation {
     pub sample_interval_slots: u64,
     /// Slots between exchanges of packet batches between worker threads.
     pub batch_slots: u64,
-    /// Loose synchronisation: slots a worker may run ahead of the slowest other
-    /// worker beyond the lookahead (the smallest cross-worker link or ACK delay).
+    /// Loose synchronisation: slots a worker may run ahead of each worker that
+    /// sends to it beyond that sender's lookahead (its smallest link or ACK
+    /// delay into this worker).
     /// 0 is exact; more trades timing accuracy for less waiting, and packets that
     /// arrive after their due slot are delivered at once and counted as late.
     pub skew_slots: u64,

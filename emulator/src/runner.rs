@@ -5,9 +5,12 @@
 //! see `Placement::exchanges`; indices on separate cache lines, one
 //! publication per batch), and the receiver takes each packet from its ring
 //! in the slot it falls due. Workers do not synchronise per timeslot: each
-//! runs ahead on its own and looks at the others' progress only when it has
-//! reached the lookahead (the smallest delay of anything sent to it) plus
-//! `skew_slots` past the slowest of them as last seen. With `skew_slots = 0`
+//! runs ahead on its own and looks at progress only when it has reached its
+//! allowance past one of the workers that send to it, as last seen: a
+//! sender's lookahead (the smallest delay of its rings into this worker)
+//! plus `skew_slots`. Workers that send nothing to it are never looked at
+//! (Flexplane: a worker waits only for the partitions that send to it), so
+//! what a look costs grows with its senders, not with the workers. With `skew_slots = 0`
 //! no packet ever arrives after its due slot and runs are repeatable; with
 //! more (Flexplane's loose synchronisation) late packets are delivered at
 //! once and counted.
@@ -143,6 +146,11 @@ pub struct WorkerLoad {
     pub seconds: f64,
     /// Part of `seconds` spent waiting for other workers (progress or ring room).
     pub wait_seconds: f64,
+    /// Times the worker looked at its senders' progress (on reaching its
+    /// allowance, and before parking).
+    pub progress_looks: u64,
+    /// Progress lines loaded in those looks: one per sender per look.
+    pub progress_loads: u64,
 }
 
 pub struct RunOutput {
@@ -369,9 +377,12 @@ fn thread_cpu() -> Duration {
 struct Worker<R: Router> {
     part: Partition<R>,
     tx: Vec<Producer<Transfer>>,
-    /// How far past the slowest other worker this one may run.
-    allowance: u64,
+    /// The workers that send to this one, each with how far past it this
+    /// one may run: the sender's lookahead plus the loose skew.
+    senders: Vec<(usize, u64)>,
     batch_slots: u64,
+    /// Looks at the senders' progress, and progress lines loaded.
+    looks: std::cell::Cell<(u64, u64)>,
     /// The slot this worker may run up to, as of its last look at the
     /// others' progress: it looks again only on reaching it.
     allowed: Slot,
@@ -394,24 +405,37 @@ enum Turn {
 
 impl<R: Router> Worker<R> {
     fn new(part: Partition<R>, tx: Vec<Producer<Transfer>>, setup: &Setup, nparts: usize) -> Self {
-        // Workers never run more than lookahead (+ the configured loose skew) slots
-        // ahead of the slowest other worker. With no extra skew this is exact: every
-        // packet from another worker is in hand before its due slot.
-        let allowance = part.lookahead.saturating_add(setup.skew_slots).max(1);
-        // Progress is published once per batch. A batch longer than half the
-        // allowance would hold a peer that is `allowance` slots behind waiting
-        // for this batch to end, and the two would take turns instead of running
-        // side by side: keep batches within half the allowance.
+        // Workers never run more than a sender's lookahead (+ the configured
+        // loose skew) slots ahead of that sender. With no extra skew this is
+        // exact: every packet from another worker is in hand before its due slot.
+        let allow = |lookahead: u64| lookahead.saturating_add(setup.skew_slots).max(1);
+        let senders: Vec<(usize, u64)> = part
+            .senders
+            .iter()
+            .map(|&(j, lookahead)| (j as usize, allow(lookahead)))
+            .collect();
+        // Progress is published once per batch. A batch longer than half an
+        // allowance would hold a peer that is that allowance behind waiting
+        // for this batch to end, and the two would take turns instead of
+        // running side by side: keep batches within half of the allowances
+        // of this worker past its senders and of its receivers past it.
+        let meet = senders
+            .iter()
+            .map(|&(_, a)| a)
+            .chain(std::iter::once(allow(part.out_lookahead)))
+            .min()
+            .unwrap_or(u64::MAX);
         let batch_slots = if nparts > 1 {
-            setup.batch_slots.min((allowance / 2).max(1))
+            setup.batch_slots.min((meet / 2).max(1))
         } else {
             setup.batch_slots
         };
         Worker {
             part,
             tx,
-            allowance,
+            senders,
             batch_slots,
+            looks: std::cell::Cell::new((0, 0)),
             allowed: 0,
             blocked_since: None,
             wait: Duration::ZERO,
@@ -424,13 +448,10 @@ impl<R: Router> Worker<R> {
     /// How far the others' progress lets this worker run (`order`: SeqCst
     /// for the look just before parking, see `thread_main`).
     fn limit(&self, crew: &Crew, order: Ordering) -> Slot {
-        let me = self.part.index;
-        let slowest = (0..crew.progress.len())
-            .filter(|&j| j != me)
-            .map(|j| crew.progress[j].load(order))
-            .min()
-            .unwrap_or(u64::MAX);
-        slowest.saturating_add(self.allowance).min(crew.stop.end())
+        let (looks, loads) = self.looks.get();
+        self.looks
+            .set((looks + 1, loads + self.senders.len() as u64));
+        allowed_by(crew.progress, &self.senders, crew.stop.end(), order)
     }
 
     /// Run one batch if the others' progress allows it.
@@ -525,6 +546,8 @@ impl<R: Router> Worker<R> {
                     .unwrap_or_else(|| start.elapsed())
                     .as_secs_f64(),
                 wait_seconds: self.wait.as_secs_f64(),
+                progress_looks: self.looks.get().0,
+                progress_loads: self.looks.get().1,
             },
             real_hosts: part.host_io.as_mut().map(|io| io.finish()),
             flows: std::mem::take(&mut part.flows),
@@ -532,6 +555,21 @@ impl<R: Router> Worker<R> {
             stats: std::mem::take(&mut part.stats),
         }
     }
+}
+
+/// The slot up to which a worker may run: `allowance` past each of its
+/// `senders`' published progress, and no further than `end`. Only senders
+/// are loaded: a worker that sends nothing to this one cannot hold it up.
+fn allowed_by(
+    progress: &[CachePadded<AtomicU64>],
+    senders: &[(usize, u64)],
+    end: Slot,
+    order: Ordering,
+) -> Slot {
+    senders
+        .iter()
+        .map(|&(j, allowance)| progress[j].load(order).saturating_add(allowance))
+        .fold(end, Slot::min)
 }
 
 /// One OS thread. It runs its own block of workers in turn, a batch each;
@@ -631,4 +669,36 @@ fn thread_main<R: Router>(
 /// Placement helper re-exported for callers that build a `Setup` by hand.
 pub fn placement(topo: &Topology, threads: usize) -> Placement {
     Placement::by_group(topo, threads)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(slots: &[u64]) -> Vec<CachePadded<AtomicU64>> {
+        slots
+            .iter()
+            .map(|&s| CachePadded::new(AtomicU64::new(s)))
+            .collect()
+    }
+
+    /// A worker runs up to each sender's allowance past that sender and is
+    /// never held by a worker that sends nothing to it, however far behind.
+    #[test]
+    fn only_senders_hold_a_worker_back() {
+        // Worker 1 receives from 0 only; worker 2 is stuck at slot 0.
+        let p = progress(&[50, 10, 0]);
+        let o = Ordering::Acquire;
+        assert_eq!(allowed_by(&p, &[(0, 4)], 1000, o), 54);
+        // With 2 as a sender too, it would be held at 2's progress + 4.
+        assert_eq!(allowed_by(&p, &[(0, 4), (2, 4)], 1000, o), 4);
+        // Per-sender allowances: the tightest one decides.
+        assert_eq!(allowed_by(&p, &[(0, 4), (2, 60)], 1000, o), 54);
+        assert_eq!(allowed_by(&p, &[(0, 40), (2, 60)], 1000, o), 60);
+        // No senders: run to the end. A finished sender (u64::MAX) holds nothing.
+        assert_eq!(allowed_by(&p, &[], 1000, o), 1000);
+        let done = progress(&[u64::MAX, 0]);
+        assert_eq!(allowed_by(&done, &[(0, 4)], 1000, o), 1000);
+        assert_eq!(allowed_by(&p, &[(0, 4)], 30, o), 30);
+    }
 }

@@ -122,8 +122,14 @@ pub struct Partition<R> {
     /// Rings from other partitions, in `Placement::exchanges` order.
     pub(super) inbound: Vec<Inbound>,
     srpt: bool,
-    /// Smallest cross-partition delay in slots (u64::MAX if nothing crosses).
-    pub lookahead: u64,
+    /// The partitions that send to this one, each with the smallest delay
+    /// of its rings into this one (`Placement::senders`): how far this
+    /// partition may run ahead of that sender. Exact synchronisation waits
+    /// for these and no others.
+    pub senders: Vec<(u16, u64)>,
+    /// The smallest delay of this partition's rings to others (u64::MAX if
+    /// it sends to none): how far its receivers may run ahead of it.
+    pub out_lookahead: u64,
     pub stats: PartitionStats,
     /// Switches' PINT stage (path digests, HPCC feedback), if configured.
     pub pint: Option<crate::pint_stage::PintStage>,
@@ -197,13 +203,12 @@ impl<R: Router> Partition<R> {
         if shared.transport.delayed_ack {
             max_delay = max_delay.max(shared.transport.delayed_ack_slots());
         }
-        // Smallest delay of anything sent to this partition: how far it may
-        // run ahead of the others without a packet arriving after its due slot.
-        let lookahead = shared
-            .exchanges
+        // Per sender, the smallest delay of anything it sends here: how far
+        // this partition may run ahead of it without a packet arriving after
+        // its due slot.
+        let senders = Placement::senders(&shared.exchanges, index);
+        let out_lookahead = shared.exchanges[index]
             .iter()
-            .flatten()
-            .filter(|&&(to, _)| to as usize == index)
             .map(|&(_, delay)| delay as u64)
             .min()
             .unwrap_or(u64::MAX);
@@ -315,7 +320,8 @@ impl<R: Router> Partition<R> {
             outbox,
             inbound: Vec::new(),
             stats,
-            lookahead,
+            senders,
+            out_lookahead,
             shared,
             host_io: None,
         }

@@ -207,6 +207,26 @@ impl Placement {
         plan.into_iter().map(|s| s.into_iter().collect()).collect()
     }
 
+    /// The partitions that send to `part` on `exchanges` (as made by
+    /// `exchanges`), in index order, each with the smallest delay of its
+    /// rings into `part`: everything that sender publishes before its
+    /// progress p falls due at p + that delay or later, so `part` may run
+    /// that far ahead of it, and needs to look at no other partition.
+    pub fn senders(exchanges: &[Vec<(u16, u32)>], part: usize) -> Vec<(u16, u64)> {
+        exchanges
+            .iter()
+            .enumerate()
+            .filter_map(|(from, rings)| {
+                rings
+                    .iter()
+                    .filter(|&&(to, _)| to as usize == part)
+                    .map(|&(_, delay)| delay as u64)
+                    .min()
+                    .map(|delay| (from as u16, delay))
+            })
+            .collect()
+    }
+
     /// The partition of an endpoint-facing or unsplit switch's router.
     pub(super) fn owner(&self, switch: u32) -> u16 {
         debug_assert!(!self.split[switch as usize]);

@@ -385,3 +385,133 @@ fn split_switch_runs_are_exact() {
         }
     }
 }
+
+/// Three groups in a line: s0 (h0, h1) -- s1 (h2, h3) -- s2 (no endpoints).
+/// s2's only neighbour is s1, so nothing is split: partition 0 exchanges with
+/// 1 (link and ACKs), 1 with 2 (link only), and 0 and 2 share no ring.
+fn line_of_three() -> Topology {
+    let json = r#"{
+        "switches": [{"name": "s0"}, {"name": "s1"}, {"name": "s2"}],
+        "endpoints": ["h0", "h1", "h2", "h3"],
+        "links": [
+            {"a": "h0", "b": "s0"}, {"a": "h1", "b": "s0"},
+            {"a": "h2", "b": "s1"}, {"a": "h3", "b": "s1"},
+            {"a": "s0", "b": "s1", "latency_slots": 3},
+            {"a": "s1", "b": "s2", "latency_slots": 5}
+        ]
+    }"#;
+    Topology::from_json(json, LINK).expect("line of three")
+}
+
+#[test]
+fn senders_are_the_partitions_with_a_ring_in_at_their_smallest_delay() {
+    let topo = line_of_three();
+    let pl = Placement::by_group(&topo, 3);
+    assert!(pl.split.iter().all(|&s| !s));
+    let ex = pl.exchanges(&topo, 4);
+    assert_eq!(
+        ex,
+        vec![
+            vec![(1, 3), (1, 4)],
+            vec![(0, 3), (0, 4), (2, 5)],
+            vec![(1, 5)]
+        ]
+    );
+    // Each receiver may run a sender's smallest delay into it ahead of it.
+    assert_eq!(Placement::senders(&ex, 0), vec![(1, 3)]);
+    assert_eq!(Placement::senders(&ex, 1), vec![(0, 3), (2, 5)]);
+    assert_eq!(Placement::senders(&ex, 2), vec![(1, 5)]);
+    // One partition: nobody to wait for.
+    let one = Placement::by_group(&topo, 1).exchanges(&topo, 4);
+    assert_eq!(Placement::senders(&one, 0), vec![]);
+    // Two racks: each the other's sender, at the smaller of uplink and ACK delay.
+    let racks = Topology::racks(
+        2,
+        4,
+        LINK,
+        LinkParams {
+            latency_slots: 6,
+            ..LINK
+        },
+    )
+    .unwrap();
+    let ex = Placement::by_group(&racks, 2).exchanges(&racks, 4);
+    assert_eq!(Placement::senders(&ex, 0), vec![(1, 4)]);
+    assert_eq!(Placement::senders(&ex, 1), vec![(0, 4)]);
+}
+
+/// Exact workers look only at the progress of the workers that send to
+/// them: on the line of three, the end workers load one progress line per
+/// look (their one neighbour), never the other end's, and the runs are
+/// still exact (the same to the packet on 1, 2 and 3 OS threads).
+#[test]
+fn exact_workers_wait_only_for_their_senders() {
+    let text = r#"
+        [emulation]
+        duration_us = 20000
+        threads = 3
+        pin_threads = false
+        [topology]
+        kind = "rack"
+        racks = 1
+        hosts_per_rack = 4
+        [transport]
+        ack_delay_slots = 4
+        [[workload]]
+        kind = "poisson"
+        load = 0.8
+        sizes = "web_search"
+        "#;
+    let cfg: Config = toml::from_str(text).expect("test config");
+    let on = |threads: usize| {
+        let mut s = crate::experiment::setup(&cfg, line_of_three()).expect("setup");
+        s.os_threads = threads;
+        let out = crate::experiment::with_scheme(
+            &cfg.scheme,
+            cfg.emulation.seed,
+            crate::runner::RunVisitor {
+                setup: &s,
+                stop: crate::runner::Stop::AtSlot(cfg.emulation.slots()),
+            },
+        );
+        crate::experiment::report(&cfg, &s, out)
+    };
+    let key = |r: &crate::output::Report| {
+        (
+            r.ports
+                .iter()
+                .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
+                .collect::<Vec<_>>(),
+            r.flows
+                .iter()
+                .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let three = on(3);
+    assert_eq!(three.summary.threads, 3);
+    assert_eq!(three.summary.late_transfers, 0);
+    assert!(
+        three.summary.flows_completed > 10,
+        "the test needs traffic across"
+    );
+    let w = &three.summary.workers;
+    assert_eq!(w.len(), 3);
+    for (i, senders) in [(0, 1), (1, 2), (2, 1)] {
+        assert!(w[i].progress_looks > 0, "worker {i} never looked");
+        // Waiting for every other worker would load 2 lines per look.
+        assert_eq!(
+            w[i].progress_loads,
+            senders * w[i].progress_looks,
+            "worker {i} loads per look"
+        );
+    }
+    for threads in [1, 2] {
+        let fewer = on(threads);
+        assert_eq!(fewer.summary.late_transfers, 0);
+        assert!(
+            key(&three) == key(&fewer),
+            "3 workers on {threads} threads differ"
+        );
+    }
+}
