@@ -40,6 +40,7 @@ ACK_DELAY_SLOTS = 2     # ns-3: 40-byte ACKs back over two links: 2 x 1.23 us
 BUFFER = 1024
 K = 65
 MIN_RTO_US = 10000.0
+HOST_JITTER_NS = 50.0   # reference only: host jitter, uniform [0, 50) ns a packet (docs/emulator.md, 11)
 SMALL, LARGE = 100_000, 10_000_000
 NS3_MODULES = "ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control"
 
@@ -185,24 +186,27 @@ def build_ns3(out_dir):
     return exe
 
 
-def run_ns3(exe, flows_csv, scheme, workdir):
+def ns3_args(scheme, seed, host_jitter_ns):
+    """fct_ref's arguments besides its files: part of what makes a result reusable."""
+    return [f"--scheme={scheme}", f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
+            f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}", "--limitS=100",
+            f"--hostJitterNs={host_jitter_ns:g}", f"--seed={seed}"]
+
+
+def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns):
     out = os.path.join(workdir, "ns3.csv")
+    args = ns3_args(scheme, seed, host_jitter_ns)
+    inputs = open(flows_csv).read() + " ".join(args)
+    stamp = os.path.join(workdir, "ns3.inputs")
     fresh = (os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(exe)
-             and open(os.path.join(workdir, "ns3.inputs")).read() == open(flows_csv).read() + scheme
-             if os.path.exists(os.path.join(workdir, "ns3.inputs")) else False)
+             and os.path.exists(stamp) and open(stamp).read() == inputs)
     if not fresh:
-        run_ns3_fresh(exe, flows_csv, scheme, out)
-        with open(os.path.join(workdir, "ns3.inputs"), "w") as f:
-            f.write(open(flows_csv).read() + scheme)
+        subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}"] + args, check=True,
+                       stderr=subprocess.DEVNULL)
+        with open(stamp, "w") as f:
+            f.write(inputs)
     return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
             for r in csv.DictReader(open(out))}
-
-
-def run_ns3_fresh(exe, flows_csv, scheme, out):
-    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}", f"--scheme={scheme}",
-                    f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
-                    f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}",
-                    "--limitS=100"], check=True, stderr=subprocess.DEVNULL)
 
 
 def size_bin(b):
@@ -233,6 +237,9 @@ def main():
     ap.add_argument("--check", type=float, default=None,
                     help="exit 1 unless every per-seed mean of --check-bins is within this fraction of the reference")
     ap.add_argument("--check-bins", default="small,large", help="size bins --check applies to")
+    ap.add_argument("--host-jitter-ns", type=float, default=HOST_JITTER_NS,
+                    help="reference only: random delay uniform [0, J) ns on every packet a host sends, "
+                         "seeded from the run's seed (0: none; docs/emulator.md, discrepancy 11)")
     a = ap.parse_args()
     try:
         loads = [float(x) for x in a.loads.split(",")]
@@ -241,6 +248,8 @@ def main():
         ap.error("--loads and --seeds are comma-separated numbers")
     schemes = a.schemes.split(",")
     check_bins = a.check_bins.split(",")
+    if not 0 <= a.host_jitter_ns < 1e6:
+        ap.error("--host-jitter-ns in [0, 1e6)")
     if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
         ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
     if not os.path.exists(a.emu):
@@ -270,7 +279,7 @@ def main():
         if side == "emu":
             r = run_emu(a.emu, fc, scheme, d, seed)
         else:
-            r = run_ns3(exe, fc, scheme, d)
+            r = run_ns3(exe, fc, scheme, d, seed, a.host_jitter_ns)
         log(f"{side} seed {key[0]} {key[1]} load {key[2]}: {time.time() - t0:.0f} s, "
             f"{sum(v is not None for v in r.values())}/{len(r)} flows done")
         return key, side, r
