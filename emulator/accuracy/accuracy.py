@@ -222,6 +222,41 @@ def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
 
 
+BOOT = 2000
+
+
+def bootstrap(pairs, rng):
+    """95 % percentile intervals of the reference's mean and of emu mean / ref mean - 1,
+    resampling the run's flows (pairs of normalised FCTs, the same flow on both sides)."""
+    n = len(pairs)
+    ref_means, diffs = [], []
+    for _ in range(BOOT):
+        sample = rng.choices(pairs, k=n)
+        r = sum(p[0] for p in sample) / n
+        ref_means.append(r)
+        diffs.append(sum(p[1] for p in sample) / n / r - 1)
+    ref_means.sort()
+    diffs.sort()
+    lo, hi = int(0.025 * BOOT), int(0.975 * BOOT) - 1
+    return ref_means[lo], ref_means[hi], diffs[lo], diffs[hi]
+
+
+def seed_row(scheme, load, b, seed, flows, results):
+    """One seed run's size bin: flows finished on both sides, paired."""
+    norm = {}
+    for side in ("ref", "emu"):
+        idle = results[((seed, "droptail", "idle"), side)]
+        run = results[((seed, scheme, load), side)]
+        norm[side] = {f["id"]: run[f["id"]] / idle[f["id"]] for f in flows
+                      if size_bin(f["bytes"]) == b and run.get(f["id"]) and idle.get(f["id"])}
+    pairs = [(norm["ref"][i], norm["emu"][i]) for i in sorted(norm["ref"]) if i in norm["emu"]]
+    ref, emu = [p[0] for p in pairs], [p[1] for p in pairs]
+    lo, hi, dlo, dhi = bootstrap(pairs, random.Random(f"{scheme}/{load}/{b}/{seed}"))
+    return dict(scheme=scheme, load=load, bin=b, seed=seed, n=len(pairs), ref_mean=mean(ref), ref_lo=lo,
+                ref_hi=hi, emu_mean=mean(emu), mean_diff=mean(emu) / mean(ref) - 1, diff_lo=dlo, diff_hi=dhi,
+                ref_p99=p99(ref), emu_p99=p99(emu), p99_diff=p99(emu) / p99(ref) - 1)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--loads", default="0.2,0.4,0.6")
@@ -293,7 +328,7 @@ def main():
     if a.side != "both":
         return
 
-    rows, points, worst = [], [], 0.0
+    rows, points, worst, seed_rows = [], [], 0.0, []
     flows_by_seed = {j[0][0]: j[5] for j in jobs}
     for scheme in schemes:
         for load in loads:
@@ -318,6 +353,7 @@ def main():
                                        for f in fl if run.get(f["id"]) and idle.get(f["id"])]
                     if seed_vals["ref"] and seed_vals["emu"]:
                         per_seed.append(mean(seed_vals["emu"]) / mean(seed_vals["ref"]) - 1)
+                        seed_rows.append(seed_row(scheme, load, b, seed, fl, results))
                 if not agg["ref"] or not agg["emu"]:
                     continue
                 rm, em, rp, ep = mean(agg["ref"]), mean(agg["emu"]), p99(agg["ref"]), p99(agg["emu"])
@@ -337,8 +373,18 @@ def main():
         print(f"{r['scheme']:9} {r['load']:>4} {r['bin']:6} {r['n']:>5} {r['ref_mean']:9.2f} {r['emu_mean']:9.2f} "
               f"{100 * r['mean_diff']:+6.1f}% {r['ref_p99']:9.2f} {r['emu_p99']:9.2f} {100 * r['p99_diff']:+6.1f}%  "
               + " ".join(f"{100 * x:+.1f}%" for x in r["seed_mean_diffs"]))
+    print(f"\nper seed; [lo, hi]: 95 % bootstrap interval ({BOOT} resamples of the run's flows): of the "
+          f"reference's mean, and of the mean difference (the same flows resampled on both sides)")
+    print(f"{'scheme':9} {'load':>4} {'bin':6} {'seed':>4} {'n':>5} {'ref mean':>9} {'ref 95% interval':>17} "
+          f"{'emu mean':>9} {'diff':>7} {'diff 95% interval':>17} {'ref p99':>8} {'emu p99':>8} {'diff':>7}")
+    for r in seed_rows:
+        print(f"{r['scheme']:9} {r['load']:>4} {r['bin']:6} {r['seed']:>4} {r['n']:>5} {r['ref_mean']:9.2f} "
+              f"[{r['ref_lo']:7.2f},{r['ref_hi']:7.2f}] {r['emu_mean']:9.2f} {100 * r['mean_diff']:+6.1f}% "
+              f"[{100 * r['diff_lo']:+6.1f}%,{100 * r['diff_hi']:+6.1f}%] {r['ref_p99']:8.2f} {r['emu_p99']:8.2f} "
+              f"{100 * r['p99_diff']:+6.1f}%")
     with open(os.path.join(a.out, "accuracy.json"), "w") as f:
-        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, rows=rows), f, indent=1)
+        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, host_jitter_ns=a.host_jitter_ns,
+                       rows=rows, seed_rows=seed_rows), f, indent=1)
     if a.plot:
         plot(points, schemes, loads, os.path.join(a.out, "fct_vs_size.png"))
     incomplete = [k for k, r in results.items() if any(v is None for v in r.values())]
