@@ -40,7 +40,9 @@ ACK_DELAY_SLOTS = 2     # ns-3: 40-byte ACKs back over two links: 2 x 1.23 us
 BUFFER = 1024
 K = 65
 MIN_RTO_US = 10000.0
-HOST_JITTER_NS = 50.0   # reference only: host jitter, uniform [0, 50) ns a packet (docs/emulator.md, 11)
+# The reference's host jitter (fct_ref --hostJitterNs), uniform [0, J) ns a packet, by
+# scheme: DropTail's full ports need it (docs/emulator.md, discrepancy 11); DCTCP keeps none.
+HOST_JITTER_NS = {"droptail": 50.0, "dctcp": 0.0}
 SMALL, LARGE = 100_000, 10_000_000
 NS3_MODULES = "ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control"
 
@@ -245,7 +247,7 @@ def seed_row(scheme, load, b, seed, flows, results):
     """One seed run's size bin: flows finished on both sides, paired."""
     norm = {}
     for side in ("ref", "emu"):
-        idle = results[((seed, "droptail", "idle"), side)]
+        idle = results[((seed, scheme, "idle"), side)]
         run = results[((seed, scheme, load), side)]
         norm[side] = {f["id"]: run[f["id"]] / idle[f["id"]] for f in flows
                       if size_bin(f["bytes"]) == b and run.get(f["id"]) and idle.get(f["id"])}
@@ -255,6 +257,23 @@ def seed_row(scheme, load, b, seed, flows, results):
     return dict(scheme=scheme, load=load, bin=b, seed=seed, n=len(pairs), ref_mean=mean(ref), ref_lo=lo,
                 ref_hi=hi, emu_mean=mean(emu), mean_diff=mean(emu) / mean(ref) - 1, diff_lo=dlo, diff_hi=dhi,
                 ref_p99=p99(ref), emu_p99=p99(emu), p99_diff=p99(emu) / p99(ref) - 1)
+
+
+def parse_jitter(text):
+    """--host-jitter-ns: one J for every scheme, or SCHEME=J,...; None if malformed."""
+    try:
+        if "=" not in text:
+            j = dict.fromkeys(HOST_JITTER_NS, float(text))
+        else:
+            j = dict(HOST_JITTER_NS)
+            for part in text.split(","):
+                k, v = part.split("=")
+                if k not in HOST_JITTER_NS:
+                    return None
+                j[k] = float(v)
+    except ValueError:
+        return None
+    return j if all(0 <= v < 1e6 for v in j.values()) else None
 
 
 def main():
@@ -272,9 +291,10 @@ def main():
     ap.add_argument("--check", type=float, default=None,
                     help="exit 1 unless every per-seed mean of --check-bins is within this fraction of the reference")
     ap.add_argument("--check-bins", default="small,large", help="size bins --check applies to")
-    ap.add_argument("--host-jitter-ns", type=float, default=HOST_JITTER_NS,
-                    help="reference only: random delay uniform [0, J) ns on every packet a host sends, "
-                         "seeded from the run's seed (0: none; docs/emulator.md, discrepancy 11)")
+    ap.add_argument("--host-jitter-ns", default=",".join(f"{k}={v:g}" for k, v in HOST_JITTER_NS.items()),
+                    help="reference only: random delay uniform [0, J) ns on every packet a host sends, seeded "
+                         "from the run's seed; J for every scheme, or SCHEME=J,... (0: none; default %(default)s; "
+                         "docs/emulator.md, discrepancy 11)")
     a = ap.parse_args()
     try:
         loads = [float(x) for x in a.loads.split(",")]
@@ -283,8 +303,9 @@ def main():
         ap.error("--loads and --seeds are comma-separated numbers")
     schemes = a.schemes.split(",")
     check_bins = a.check_bins.split(",")
-    if not 0 <= a.host_jitter_ns < 1e6:
-        ap.error("--host-jitter-ns in [0, 1e6)")
+    jitter = parse_jitter(a.host_jitter_ns)
+    if jitter is None:
+        ap.error("--host-jitter-ns: J or SCHEME=J,... with schemes droptail|dctcp and J in [0, 1e6)")
     if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
         ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
     if not os.path.exists(a.emu):
@@ -298,8 +319,9 @@ def main():
     for seed in seeds:
         flows = make_flows(seed, a.flows, pts)
         # The idle-network FCT does not depend on the scheme (one flow at a
-        # time never queues at the switch): one idle run per seed, DropTail.
-        for scheme, load in [("droptail", "idle")] + [(s, l) for s in schemes for l in loads]:
+        # time never queues at the switch): DropTail, but with each scheme's
+        # host jitter, so one idle run per scheme and seed.
+        for scheme, load in [(s, l) for s in schemes for l in ["idle"] + loads]:
             d = os.path.join(a.out, f"s{seed}", scheme, str(load))
             os.makedirs(d, exist_ok=True)
             fc = os.path.join(d, "flows.csv")
@@ -312,9 +334,9 @@ def main():
         key, fc, scheme, d, seed, _ = job
         t0 = time.time()
         if side == "emu":
-            r = run_emu(a.emu, fc, scheme, d, seed)
+            r = run_emu(a.emu, fc, "droptail" if key[2] == "idle" else scheme, d, seed)
         else:
-            r = run_ns3(exe, fc, scheme, d, seed, a.host_jitter_ns)
+            r = run_ns3(exe, fc, "droptail" if key[2] == "idle" else scheme, d, seed, jitter[scheme])
         log(f"{side} seed {key[0]} {key[1]} load {key[2]}: {time.time() - t0:.0f} s, "
             f"{sum(v is not None for v in r.values())}/{len(r)} flows done")
         return key, side, r
@@ -339,7 +361,7 @@ def main():
                     fl = flows_by_seed[seed]
                     seed_vals = {}
                     for side in ("ref", "emu"):
-                        idle = results[((seed, "droptail", "idle"), side)]
+                        idle = results[((seed, scheme, "idle"), side)]
                         run = results[((seed, scheme, load), side)]
                         vals = [run[f["id"]] / idle[f["id"]] for f in fl
                                 if size_bin(f["bytes"]) == b and run.get(f["id"]) and idle.get(f["id"])]
@@ -383,7 +405,7 @@ def main():
               f"[{100 * r['diff_lo']:+6.1f}%,{100 * r['diff_hi']:+6.1f}%] {r['ref_p99']:8.2f} {r['emu_p99']:8.2f} "
               f"{100 * r['p99_diff']:+6.1f}%")
     with open(os.path.join(a.out, "accuracy.json"), "w") as f:
-        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, host_jitter_ns=a.host_jitter_ns,
+        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, host_jitter_ns=jitter,
                        rows=rows, seed_rows=seed_rows), f, indent=1)
     if a.plot:
         plot(points, schemes, loads, os.path.join(a.out, "fct_vs_size.png"))
