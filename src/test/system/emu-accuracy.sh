@@ -6,6 +6,7 @@
 # (< 100 KB) and large (>= 10 MB; seed 1 has one) flows agrees within 10 %, and
 # DropTail's large flows within 25 %. DropTail's small flows are printed, not
 # asserted: a handful of retransmission timeouts decide them (docs/emulator.md).
+# The reference runs with accuracy.py's default host jitter (DropTail 50 ns, DCTCP none).
 #
 # Needs g++, pkg-config, libns3-dev, libgsl-dev, python3 (scripts/deps.sh).
 set -euo pipefail
