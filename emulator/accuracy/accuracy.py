@@ -415,7 +415,7 @@ def main():
         sys.exit(1)
     if a.check is not None and worst > a.check:
         print(f"accuracy: worst per-seed {a.check_bins} mean difference {100 * worst:.1f}% "
-              f"exceeds {100 * a.check:.0f}%", file=sys.stderr)
+              f"exceeds {100 * a.check:g}%", file=sys.stderr)
         sys.exit(1)
 
 
