@@ -203,12 +203,18 @@ def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns):
     fresh = (os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(exe)
              and os.path.exists(stamp) and open(stamp).read() == inputs)
     if not fresh:
-        subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}"] + args, check=True,
-                       stderr=subprocess.DEVNULL)
+        run_ns3_fresh(exe, flows_csv, scheme, out, seed, host_jitter_ns)
         with open(stamp, "w") as f:
             f.write(inputs)
     return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
             for r in csv.DictReader(open(out))}
+
+
+def run_ns3_fresh(exe, flows_csv, scheme, out, seed=1, host_jitter_ns=None):
+    """Runs the reference (the scheme's default host jitter unless given)."""
+    j = HOST_JITTER_NS[scheme] if host_jitter_ns is None else host_jitter_ns
+    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}"] + ns3_args(scheme, seed, j), check=True,
+                   stderr=subprocess.DEVNULL)
 
 
 def size_bin(b):
