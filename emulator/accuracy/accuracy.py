@@ -40,6 +40,9 @@ ACK_DELAY_SLOTS = 2     # ns-3: 40-byte ACKs back over two links: 2 x 1.23 us
 BUFFER = 1024
 K = 65
 MIN_RTO_US = 10000.0
+# The reference's host jitter (fct_ref --hostJitterNs), uniform [0, J) ns a packet, by
+# scheme: DropTail's full ports need it (docs/emulator.md, discrepancy 11); DCTCP keeps none.
+HOST_JITTER_NS = {"droptail": 50.0, "dctcp": 0.0}
 SMALL, LARGE = 100_000, 10_000_000
 NS3_MODULES = "ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control"
 
@@ -185,24 +188,33 @@ def build_ns3(out_dir):
     return exe
 
 
-def run_ns3(exe, flows_csv, scheme, workdir):
+def ns3_args(scheme, seed, host_jitter_ns):
+    """fct_ref's arguments besides its files: part of what makes a result reusable."""
+    return [f"--scheme={scheme}", f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
+            f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}", "--limitS=100",
+            f"--hostJitterNs={host_jitter_ns:g}", f"--seed={seed}"]
+
+
+def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns):
     out = os.path.join(workdir, "ns3.csv")
+    args = ns3_args(scheme, seed, host_jitter_ns)
+    inputs = open(flows_csv).read() + " ".join(args)
+    stamp = os.path.join(workdir, "ns3.inputs")
     fresh = (os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(exe)
-             and open(os.path.join(workdir, "ns3.inputs")).read() == open(flows_csv).read() + scheme
-             if os.path.exists(os.path.join(workdir, "ns3.inputs")) else False)
+             and os.path.exists(stamp) and open(stamp).read() == inputs)
     if not fresh:
-        run_ns3_fresh(exe, flows_csv, scheme, out)
-        with open(os.path.join(workdir, "ns3.inputs"), "w") as f:
-            f.write(open(flows_csv).read() + scheme)
+        run_ns3_fresh(exe, flows_csv, scheme, out, seed, host_jitter_ns)
+        with open(stamp, "w") as f:
+            f.write(inputs)
     return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
             for r in csv.DictReader(open(out))}
 
 
-def run_ns3_fresh(exe, flows_csv, scheme, out):
-    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}", f"--scheme={scheme}",
-                    f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
-                    f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}",
-                    "--limitS=100"], check=True, stderr=subprocess.DEVNULL)
+def run_ns3_fresh(exe, flows_csv, scheme, out, seed=1, host_jitter_ns=None):
+    """Runs the reference (the scheme's default host jitter unless given)."""
+    j = HOST_JITTER_NS[scheme] if host_jitter_ns is None else host_jitter_ns
+    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}"] + ns3_args(scheme, seed, j), check=True,
+                   stderr=subprocess.DEVNULL)
 
 
 def size_bin(b):
@@ -216,6 +228,58 @@ def p99(xs):
 
 def mean(xs):
     return sum(xs) / len(xs) if xs else float("nan")
+
+
+BOOT = 2000
+
+
+def bootstrap(pairs, rng):
+    """95 % percentile intervals of the reference's mean and of emu mean / ref mean - 1,
+    resampling the run's flows (pairs of normalised FCTs, the same flow on both sides)."""
+    n = len(pairs)
+    ref_means, diffs = [], []
+    for _ in range(BOOT):
+        sample = rng.choices(pairs, k=n)
+        r = sum(p[0] for p in sample) / n
+        ref_means.append(r)
+        diffs.append(sum(p[1] for p in sample) / n / r - 1)
+    ref_means.sort()
+    diffs.sort()
+    lo, hi = int(0.025 * BOOT), int(0.975 * BOOT) - 1
+    return ref_means[lo], ref_means[hi], diffs[lo], diffs[hi]
+
+
+def seed_row(scheme, load, b, seed, flows, results):
+    """One seed run's size bin: flows finished on both sides, paired."""
+    norm = {}
+    for side in ("ref", "emu"):
+        idle = results[((seed, scheme, "idle"), side)]
+        run = results[((seed, scheme, load), side)]
+        norm[side] = {f["id"]: run[f["id"]] / idle[f["id"]] for f in flows
+                      if size_bin(f["bytes"]) == b and run.get(f["id"]) and idle.get(f["id"])}
+    pairs = [(norm["ref"][i], norm["emu"][i]) for i in sorted(norm["ref"]) if i in norm["emu"]]
+    ref, emu = [p[0] for p in pairs], [p[1] for p in pairs]
+    lo, hi, dlo, dhi = bootstrap(pairs, random.Random(f"{scheme}/{load}/{b}/{seed}"))
+    return dict(scheme=scheme, load=load, bin=b, seed=seed, n=len(pairs), ref_mean=mean(ref), ref_lo=lo,
+                ref_hi=hi, emu_mean=mean(emu), mean_diff=mean(emu) / mean(ref) - 1, diff_lo=dlo, diff_hi=dhi,
+                ref_p99=p99(ref), emu_p99=p99(emu), p99_diff=p99(emu) / p99(ref) - 1)
+
+
+def parse_jitter(text):
+    """--host-jitter-ns: one J for every scheme, or SCHEME=J,...; None if malformed."""
+    try:
+        if "=" not in text:
+            j = dict.fromkeys(HOST_JITTER_NS, float(text))
+        else:
+            j = dict(HOST_JITTER_NS)
+            for part in text.split(","):
+                k, v = part.split("=")
+                if k not in HOST_JITTER_NS:
+                    return None
+                j[k] = float(v)
+    except ValueError:
+        return None
+    return j if all(0 <= v < 1e6 for v in j.values()) else None
 
 
 def main():
@@ -233,6 +297,10 @@ def main():
     ap.add_argument("--check", type=float, default=None,
                     help="exit 1 unless every per-seed mean of --check-bins is within this fraction of the reference")
     ap.add_argument("--check-bins", default="small,large", help="size bins --check applies to")
+    ap.add_argument("--host-jitter-ns", default=",".join(f"{k}={v:g}" for k, v in HOST_JITTER_NS.items()),
+                    help="reference only: random delay uniform [0, J) ns on every packet a host sends, seeded "
+                         "from the run's seed; J for every scheme, or SCHEME=J,... (0: none; default %(default)s; "
+                         "docs/emulator.md, discrepancy 11)")
     a = ap.parse_args()
     try:
         loads = [float(x) for x in a.loads.split(",")]
@@ -241,6 +309,9 @@ def main():
         ap.error("--loads and --seeds are comma-separated numbers")
     schemes = a.schemes.split(",")
     check_bins = a.check_bins.split(",")
+    jitter = parse_jitter(a.host_jitter_ns)
+    if jitter is None:
+        ap.error("--host-jitter-ns: J or SCHEME=J,... with schemes droptail|dctcp and J in [0, 1e6)")
     if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
         ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
     if not os.path.exists(a.emu):
@@ -254,8 +325,9 @@ def main():
     for seed in seeds:
         flows = make_flows(seed, a.flows, pts)
         # The idle-network FCT does not depend on the scheme (one flow at a
-        # time never queues at the switch): one idle run per seed, DropTail.
-        for scheme, load in [("droptail", "idle")] + [(s, l) for s in schemes for l in loads]:
+        # time never queues at the switch): DropTail, but with each scheme's
+        # host jitter, so one idle run per scheme and seed.
+        for scheme, load in [(s, l) for s in schemes for l in ["idle"] + loads]:
             d = os.path.join(a.out, f"s{seed}", scheme, str(load))
             os.makedirs(d, exist_ok=True)
             fc = os.path.join(d, "flows.csv")
@@ -268,9 +340,9 @@ def main():
         key, fc, scheme, d, seed, _ = job
         t0 = time.time()
         if side == "emu":
-            r = run_emu(a.emu, fc, scheme, d, seed)
+            r = run_emu(a.emu, fc, "droptail" if key[2] == "idle" else scheme, d, seed)
         else:
-            r = run_ns3(exe, fc, scheme, d)
+            r = run_ns3(exe, fc, "droptail" if key[2] == "idle" else scheme, d, seed, jitter[scheme])
         log(f"{side} seed {key[0]} {key[1]} load {key[2]}: {time.time() - t0:.0f} s, "
             f"{sum(v is not None for v in r.values())}/{len(r)} flows done")
         return key, side, r
@@ -284,7 +356,7 @@ def main():
     if a.side != "both":
         return
 
-    rows, points, worst = [], [], 0.0
+    rows, points, worst, seed_rows = [], [], 0.0, []
     flows_by_seed = {j[0][0]: j[5] for j in jobs}
     for scheme in schemes:
         for load in loads:
@@ -295,7 +367,7 @@ def main():
                     fl = flows_by_seed[seed]
                     seed_vals = {}
                     for side in ("ref", "emu"):
-                        idle = results[((seed, "droptail", "idle"), side)]
+                        idle = results[((seed, scheme, "idle"), side)]
                         run = results[((seed, scheme, load), side)]
                         vals = [run[f["id"]] / idle[f["id"]] for f in fl
                                 if size_bin(f["bytes"]) == b and run.get(f["id"]) and idle.get(f["id"])]
@@ -309,6 +381,7 @@ def main():
                                        for f in fl if run.get(f["id"]) and idle.get(f["id"])]
                     if seed_vals["ref"] and seed_vals["emu"]:
                         per_seed.append(mean(seed_vals["emu"]) / mean(seed_vals["ref"]) - 1)
+                        seed_rows.append(seed_row(scheme, load, b, seed, fl, results))
                 if not agg["ref"] or not agg["emu"]:
                     continue
                 rm, em, rp, ep = mean(agg["ref"]), mean(agg["emu"]), p99(agg["ref"]), p99(agg["emu"])
@@ -328,8 +401,18 @@ def main():
         print(f"{r['scheme']:9} {r['load']:>4} {r['bin']:6} {r['n']:>5} {r['ref_mean']:9.2f} {r['emu_mean']:9.2f} "
               f"{100 * r['mean_diff']:+6.1f}% {r['ref_p99']:9.2f} {r['emu_p99']:9.2f} {100 * r['p99_diff']:+6.1f}%  "
               + " ".join(f"{100 * x:+.1f}%" for x in r["seed_mean_diffs"]))
+    print(f"\nper seed; [lo, hi]: 95 % bootstrap interval ({BOOT} resamples of the run's flows): of the "
+          f"reference's mean, and of the mean difference (the same flows resampled on both sides)")
+    print(f"{'scheme':9} {'load':>4} {'bin':6} {'seed':>4} {'n':>5} {'ref mean':>9} {'ref 95% interval':>17} "
+          f"{'emu mean':>9} {'diff':>7} {'diff 95% interval':>17} {'ref p99':>8} {'emu p99':>8} {'diff':>7}")
+    for r in seed_rows:
+        print(f"{r['scheme']:9} {r['load']:>4} {r['bin']:6} {r['seed']:>4} {r['n']:>5} {r['ref_mean']:9.2f} "
+              f"[{r['ref_lo']:7.2f},{r['ref_hi']:7.2f}] {r['emu_mean']:9.2f} {100 * r['mean_diff']:+6.1f}% "
+              f"[{100 * r['diff_lo']:+6.1f}%,{100 * r['diff_hi']:+6.1f}%] {r['ref_p99']:8.2f} {r['emu_p99']:8.2f} "
+              f"{100 * r['p99_diff']:+6.1f}%")
     with open(os.path.join(a.out, "accuracy.json"), "w") as f:
-        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, rows=rows), f, indent=1)
+        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, host_jitter_ns=jitter,
+                       rows=rows, seed_rows=seed_rows), f, indent=1)
     if a.plot:
         plot(points, schemes, loads, os.path.join(a.out, "fct_vs_size.png"))
     incomplete = [k for k, r in results.items() if any(v is None for v in r.values())]
@@ -338,7 +421,7 @@ def main():
         sys.exit(1)
     if a.check is not None and worst > a.check:
         print(f"accuracy: worst per-seed {a.check_bins} mean difference {100 * worst:.1f}% "
-              f"exceeds {100 * a.check:.0f}%", file=sys.stderr)
+              f"exceeds {100 * a.check:g}%", file=sys.stderr)
         sys.exit(1)
 
 

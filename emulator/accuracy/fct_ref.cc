@@ -5,6 +5,7 @@
 // Build: g++ -O2 -std=c++17 fct_ref.cc $(pkg-config --cflags --libs ns3-...) -o fct_ref
 // Run:   fct_ref --flows=flows.csv --out=fct.csv --scheme=droptail|dctcp
 //        [--hosts=36] [--gbps=10] [--delayUs=1.2] [--buffer=1024] [--k=65]
+//        [--hostJitterNs=0 --seed=1]
 //
 // flows.csv: id,src,dst,bytes,start_us (endpoint ids 0..hosts-1).
 // fct.csv:   id,src,dst,bytes,start_us,rx_fct_us,retransmits,timeouts,recoveries
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -73,6 +75,66 @@ class TcpDctcpSegmentFloor : public TcpDctcp
 };
 
 NS_OBJECT_ENSURE_REGISTERED(TcpDctcpSegmentFloor);
+
+// A host's link with a random delay of uniform [0, J) added to every packet the
+// host sends (data and ACKs), between its link and the switch: the timing noise
+// of a real host and NIC. ns-3 is exact in continuous time, and with every link
+// at the same rate ACK-clocked senders keep a fixed phase against a full
+// DropTail port's departures (Floyd and Jacobson's phase effect): ties at the
+// port are broken by event order, the same way every time, so one flow takes
+// every freed place and another loses all it sends (docs/emulator.md,
+// "Discrepancies" 4 and 10). The jitter breaks those ties at random. Arrivals
+// at the switch never overtake each other (a packet is held until the one sent
+// before it has arrived), so neither a flow's packets nor a host's are
+// reordered. Seeded from the run's seed and the link: the same run gives the
+// same result.
+class HostJitterChannel : public PointToPointChannel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::HostJitterChannel")
+                                .SetParent<PointToPointChannel>()
+                                .SetGroupName("PointToPoint")
+                                .AddConstructor<HostJitterChannel>();
+        return tid;
+    }
+
+    void Configure(Ptr<PointToPointNetDevice> host, Time jitter, uint64_t seed)
+    {
+        m_host = host;
+        m_jitterNs = jitter.GetNanoSeconds();
+        m_rng.seed(seed);
+    }
+
+    bool TransmitStart(Ptr<const Packet> p, Ptr<PointToPointNetDevice> src, Time txTime) override
+    {
+        if (src != m_host || m_jitterNs <= 0)
+        {
+            return PointToPointChannel::TransmitStart(p, src, txTime);
+        }
+        Ptr<PointToPointNetDevice> dst =
+            GetPointToPointDevice(0) == src ? GetPointToPointDevice(1) : GetPointToPointDevice(0);
+        int64_t extra = std::uniform_int_distribution<int64_t>(0, m_jitterNs - 1)(m_rng);
+        Time at = Simulator::Now() + txTime + GetDelay() + NanoSeconds(extra);
+        if (at < m_lastArrival)
+        {
+            at = m_lastArrival; // same-time events run in the order scheduled
+        }
+        m_lastArrival = at;
+        Simulator::ScheduleWithContext(dst->GetNode()->GetId(), at - Simulator::Now(),
+                                       &PointToPointNetDevice::Receive, dst, p->Copy());
+        return true;
+    }
+
+  private:
+    Ptr<PointToPointNetDevice> m_host;
+    int64_t m_jitterNs = 0;
+    Time m_lastArrival;
+    std::mt19937_64 m_rng;
+};
+
+NS_OBJECT_ENSURE_REGISTERED(HostJitterChannel);
 
 struct Flow
 {
@@ -317,7 +379,8 @@ main(int argc, char* argv[])
     bool dctcpFloor = true;
     bool hostPacing = true;
     uint32_t hosts = 36, buffer = 1024, k = 65, initCwnd = 10;
-    double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60;
+    double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60, hostJitterNs = 0;
+    uint32_t seed = 1;
     CommandLine cmd;
     cmd.AddValue("flows", "flows CSV (id,src,dst,bytes,start_us)", flowsFile);
     cmd.AddValue("out", "output CSV", outFile);
@@ -333,13 +396,18 @@ main(int argc, char* argv[])
     cmd.AddValue("dctcpFloor", "DCTCP's window cut never below one segment (default)", dctcpFloor);
     cmd.AddValue("hostPacing", "senders no faster than their link (default; see below)", hostPacing);
     cmd.AddValue("preconnect", "open every connection before the first flow starts (default)", g_preconnect);
+    cmd.AddValue("hostJitterNs",
+                 "random delay uniform [0, J) ns on every packet a host sends, order kept (0: none)",
+                 hostJitterNs);
+    cmd.AddValue("seed", "seed of the host jitter", seed);
     cmd.AddValue("trace", "write every cwnd change here (time_us,flow,cwnd in segments)", traceFile);
     cmd.AddValue("queueTrace", "write switch port occupancies here (time_us,port,packets)", queueTraceFile);
     cmd.AddValue("queueSampleUs", "queue trace sampling interval", queueSampleUs);
     cmd.Parse(argc, argv);
-    if (flowsFile.empty() || outFile.empty() || (scheme != "droptail" && scheme != "dctcp"))
+    if (flowsFile.empty() || outFile.empty() || (scheme != "droptail" && scheme != "dctcp") ||
+        !(hostJitterNs >= 0 && hostJitterNs < 1e6))
     {
-        std::cerr << "fct_ref: need --flows, --out and --scheme=droptail|dctcp\n";
+        std::cerr << "fct_ref: need --flows, --out, --scheme=droptail|dctcp and --hostJitterNs in [0, 1e6)\n";
         return 2;
     }
 
@@ -477,6 +545,16 @@ main(int argc, char* argv[])
     for (uint32_t h = 0; h < hosts; h++)
     {
         NetDeviceContainer d = p2p.Install(endpoints.Get(h), sw.Get(0));
+        if (hostJitterNs > 0)
+        {
+            // The same link with the host's jitter: both ends move to it.
+            Ptr<HostJitterChannel> ch = CreateObject<HostJitterChannel>();
+            ch->SetAttribute("Delay", TimeValue(NanoSeconds((uint64_t)(delayUs * 1000))));
+            Ptr<PointToPointNetDevice> hostDev = DynamicCast<PointToPointNetDevice>(d.Get(0));
+            ch->Configure(hostDev, NanoSeconds((int64_t)hostJitterNs), (uint64_t)seed * 1000003 + h);
+            hostDev->Attach(ch);
+            DynamicCast<PointToPointNetDevice>(d.Get(1))->Attach(ch);
+        }
         tcHost.Install(d.Get(0));
         g_switchQueues.push_back(tcSwitch.Install(d.Get(1)).Get(0));
         std::ostringstream net;

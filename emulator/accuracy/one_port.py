@@ -37,12 +37,18 @@ def main():
     ap.add_argument("--name", default="one_port")
     ap.add_argument("--scheme", choices=("droptail", "dctcp"), default="droptail")
     ap.add_argument("--out", default=os.path.join(A.ROOT, "target", "micro"))
+    ap.add_argument("--host-jitter-ns", type=float, default=None,
+                    help="reference's host jitter, ns (fct_ref --hostJitterNs; default: accuracy.py's for the scheme)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the reference's host jitter")
     ap.add_argument("--emu", default=os.path.join(A.ROOT, "target", "release", "planck-emu"))
     a = ap.parse_args()
     if len({(s, t) for s, _, t in a.flows}) != len(a.flows):
         ap.error("two flows with the same source and start")
     if not os.path.exists(a.emu):
         sys.exit(f"one_port: {a.emu} missing: cargo build -p planck-emu --release")
+    jitter = A.HOST_JITTER_NS[a.scheme] if a.host_jitter_ns is None else a.host_jitter_ns
+    if not 0 <= jitter < 1e6:
+        ap.error("--host-jitter-ns in [0, 1e6)")
     d = os.path.join(a.out, a.name)
     os.makedirs(d, exist_ok=True)
     exe = A.build_ns3(a.out)
@@ -54,10 +60,8 @@ def main():
     A.run_emu(a.emu, fc, a.scheme, d, 1)
     emu = list(csv.DictReader(open(os.path.join(d, "emu", "flows.csv"))))
     out = os.path.join(d, "ns3.csv")
-    subprocess.run([exe, f"--flows={fc}", f"--out={out}", f"--scheme={a.scheme}", f"--hosts={A.HOSTS}",
-                    f"--gbps={A.GBPS}", f"--delayUs={A.DELAY_US}", f"--buffer={A.BUFFER}", f"--k={A.K}",
-                    f"--minRtoMs={A.MIN_RTO_US / 1000}", "--limitS=100", f"--trace={os.path.join(d, 'ns3_cwnd.csv')}"],
-                   check=True, stderr=subprocess.DEVNULL)
+    subprocess.run([exe, f"--flows={fc}", f"--out={out}", f"--trace={os.path.join(d, 'ns3_cwnd.csv')}"]
+                   + A.ns3_args(a.scheme, a.seed, jitter), check=True, stderr=subprocess.DEVNULL)
     ref = {int(r["id"]): r for r in csv.DictReader(open(out))}
     for i, (src, pkts, start) in enumerate(a.flows):
         r = ref[i]

@@ -2,16 +2,20 @@
 # Short form of the emulator accuracy experiment (emulator/accuracy/accuracy.py,
 # docs/emulator.md "Accuracy against ns-3"): one seed, one load, 100 flows, DropTail
 # and DCTCP, planck-emu against the ns-3 reference on the same flows. Asserts that
-# every flow completes on both sides, that DCTCP's mean normalised FCT of small
-# (< 100 KB) and large (>= 10 MB; seed 1 has one) flows agrees within 10 %, and
-# DropTail's large flows within 25 %. DropTail's small flows are printed, not
-# asserted: a handful of retransmission timeouts decide them (docs/emulator.md).
+# every flow completes on both sides and that the mean normalised FCT of small
+# (< 100 KB) and large (>= 10 MB; seed 1 has one) flows agrees within 10 % for
+# DropTail and for DCTCP. The reference runs with accuracy.py's default host
+# jitter (DropTail 50 ns, DCTCP none); with it this run's DropTail small flows
+# are +1 %, its large flow 0 %, and no small flow loses a packet on either side. In
+# longer runs a handful of timeouts decide DropTail's small-flow means and a
+# run's mean is not resolved to 10 % (docs/emulator.md): this is a check that
+# the model has not moved, on a run both sides agree on.
 #
 # Needs g++, pkg-config, libns3-dev, libgsl-dev, python3 (scripts/deps.sh).
 set -euo pipefail
 
 NAME=emu-accuracy
-TOL=${EMU_ACCURACY_TOL:-0.25}
+TOL=${EMU_ACCURACY_TOL:-0.10}
 DCTCP_TOL=${EMU_ACCURACY_DCTCP_TOL:-0.10}
 fail() { echo "$NAME: FAIL ($*)"; exit 1; }
 for tool in g++ pkg-config python3; do
@@ -28,7 +32,7 @@ trap 'rm -rf "$D"' EXIT
 run() { timeout 300 python3 "$REPO/emulator/accuracy/accuracy.py" --emu "$TARGET_DIR/release/planck-emu" \
   --out "$D" --seeds 1 --flows 100 --loads 0.2 "$@"; }
 # The second call reuses the first one's reference binary and idle runs.
-run --schemes droptail --check "$TOL" --check-bins large \
+run --schemes droptail --check "$TOL" --check-bins small,large \
   || fail "DropTail: emulator and ns-3 disagree by more than $TOL (table above)"
 run --schemes dctcp --check "$DCTCP_TOL" --check-bins small,large \
   || fail "DCTCP: emulator and ns-3 disagree by more than $DCTCP_TOL (table above)"
