@@ -18,6 +18,36 @@ fn run_toml(text: &str) -> crate::output::Report {
     run_config(&cfg).expect("valid test config")
 }
 
+/// Runs `cfg` over `topo` on `threads` OS threads.
+fn run_on_threads(cfg: &Config, topo: Topology, threads: usize) -> crate::output::Report {
+    let mut s = crate::experiment::setup(cfg, topo).expect("setup");
+    s.os_threads = threads;
+    let out = crate::experiment::with_scheme(
+        &cfg.scheme,
+        cfg.emulation.seed,
+        crate::runner::RunVisitor {
+            setup: &s,
+            stop: crate::runner::Stop::AtSlot(cfg.emulation.slots()),
+        },
+    );
+    crate::experiment::report(cfg, &s, out)
+}
+
+/// What two runs must agree on to the packet: every port's counters and every flow's FCT.
+#[allow(clippy::type_complexity)]
+fn outcome(r: &crate::output::Report) -> (Vec<(u32, u16, u64, u64, u64)>, Vec<(u32, Option<u64>)>) {
+    (
+        r.ports
+            .iter()
+            .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
+            .collect(),
+        r.flows
+            .iter()
+            .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
+            .collect(),
+    )
+}
+
 #[test]
 fn transfers_carry_the_due_slot_in_32_bits() {
     assert_eq!(std::mem::size_of::<Transfer>(), 40);
@@ -137,32 +167,8 @@ fn workers_sharing_threads_emulate_what_one_thread_each_does() {
         sizes = "web_search"
         "#;
     let cfg: Config = toml::from_str(text).expect("test config");
-    let on = |threads: usize| {
-        let topo = cfg.validate().expect("valid");
-        let mut s = crate::experiment::setup(&cfg, topo).expect("setup");
-        s.os_threads = threads;
-        let out = crate::experiment::with_scheme(
-            &cfg.scheme,
-            cfg.emulation.seed,
-            crate::runner::RunVisitor {
-                setup: &s,
-                stop: crate::runner::Stop::AtSlot(cfg.emulation.slots()),
-            },
-        );
-        crate::experiment::report(&cfg, &s, out)
-    };
-    let key = |r: &crate::output::Report| {
-        (
-            r.ports
-                .iter()
-                .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
-                .collect::<Vec<_>>(),
-            r.flows
-                .iter()
-                .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
-                .collect::<Vec<_>>(),
-        )
-    };
+    let on = |threads: usize| run_on_threads(&cfg, cfg.validate().expect("valid"), threads);
+    let key = outcome;
     let four = on(4);
     assert_eq!(four.summary.threads, 4);
     assert_eq!(four.summary.workers.len(), 4);
@@ -463,31 +469,8 @@ fn exact_workers_wait_only_for_their_senders() {
         sizes = "web_search"
         "#;
     let cfg: Config = toml::from_str(text).expect("test config");
-    let on = |threads: usize| {
-        let mut s = crate::experiment::setup(&cfg, line_of_three()).expect("setup");
-        s.os_threads = threads;
-        let out = crate::experiment::with_scheme(
-            &cfg.scheme,
-            cfg.emulation.seed,
-            crate::runner::RunVisitor {
-                setup: &s,
-                stop: crate::runner::Stop::AtSlot(cfg.emulation.slots()),
-            },
-        );
-        crate::experiment::report(&cfg, &s, out)
-    };
-    let key = |r: &crate::output::Report| {
-        (
-            r.ports
-                .iter()
-                .map(|p| (p.switch_id, p.port, p.enqueued, p.transmitted, p.dropped))
-                .collect::<Vec<_>>(),
-            r.flows
-                .iter()
-                .map(|f| (f.id, f.fct_us.map(f64::to_bits)))
-                .collect::<Vec<_>>(),
-        )
-    };
+    let on = |threads: usize| run_on_threads(&cfg, line_of_three(), threads);
+    let key = outcome;
     let three = on(3);
     assert_eq!(three.summary.threads, 3);
     assert_eq!(three.summary.late_transfers, 0);
