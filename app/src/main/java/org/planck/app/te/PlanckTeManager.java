@@ -323,16 +323,6 @@ public class PlanckTeManager implements TeService {
         return loads.size();
     }
 
-    private void prepareRoutesSafely() {
-        try {
-            synchronized (lock) {
-                loop.prepareRoutes();
-            }
-        } catch (RuntimeException e) {
-            log.warn("Working out the plan's paths ahead failed", e);
-        }
-    }
-
     private void syncSafely() {
         try {
             syncNow();
@@ -405,14 +395,8 @@ public class PlanckTeManager implements TeService {
     private class InternalRouteListener implements ShadowRouteListener {
         @Override
         public void event(ShadowRouteEvent event) {
-            // New plan: rebuild the load view off the event thread, and work out its paths before
-            // the first decisions need them.
-            scheduler.execute(() -> {
-                syncSafely();
-                if (event.type() == ShadowRouteEvent.Type.ROUTES_UPDATED) {
-                    prepareRoutesSafely();
-                }
-            });
+            // New plan: rebuild the load view off the event thread.
+            scheduler.execute(PlanckTeManager.this::syncSafely);
         }
     }
 
