@@ -4,6 +4,7 @@ import com.google.common.collect.ImmutableList;
 import com.google.common.collect.ImmutableMap;
 import org.onlab.packet.MacAddress;
 import org.onosproject.net.ConnectPoint;
+import org.onosproject.net.DeviceId;
 import org.planck.api.FlowKey;
 import org.planck.api.fabric.FabricGraph;
 import org.planck.api.fabric.FabricHost;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -784,7 +786,7 @@ public final class FabricLoad {
      */
     public int prepareChoices(int maxPairs) {
         checkArgument(maxPairs >= 0, "maxPairs must be >= 0");
-        Map<Object, FabricHost> onePerEdge = new java.util.LinkedHashMap<>();
+        Map<DeviceId, FabricHost> onePerEdge = new LinkedHashMap<>();
         for (FabricHost h : plan.graph().hosts()) {
             onePerEdge.putIfAbsent(h.edge(), h);
         }
