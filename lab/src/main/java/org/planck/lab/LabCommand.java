@@ -105,6 +105,12 @@ public final class LabCommand implements Callable<Integer> {
                         + "(1-10, default: ${DEFAULT-VALUE})")
         int repeats;
 
+        @Option(names = "--rounds", defaultValue = "4",
+                description = "rounds per run: stride(8), random and random bijection give every host one flow "
+                        + "per round, each round a fresh draw of the pattern, one after another (shuffle is "
+                        + "one round of n-1 flows per host) (1-15, default: ${DEFAULT-VALUE})")
+        int rounds;
+
         @Option(names = "--listen", defaultValue = "127.0.0.1:8181",
                 description = "telemetry endpoint address (default: ${DEFAULT-VALUE})")
         String listen;
@@ -287,6 +293,10 @@ public final class LabCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--repeats must be in 1.."
                         + ExperimentRunner.Options.MAX_REPEATS);
             }
+            if (rounds < 1 || rounds > ExperimentRunner.Options.MAX_ROUNDS) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--rounds must be in 1.."
+                        + ExperimentRunner.Options.MAX_ROUNDS);
+            }
             if (!(flowReportMs >= 1 && flowReportMs <= 1000)) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--flow-report-ms must be in 1..1000");
             }
@@ -345,7 +355,7 @@ public final class LabCommand implements Callable<Integer> {
             Path dir = out != null ? out : Paths.get("results", "lab-"
                     + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
             TeSettings te = new TeSettings(thresholdPct, hysteresisPct, dampingMs, pollMs, flowReportMs, elephantPct);
-            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(flowBytes).seed(seed).repeats(repeats).te(te)
+            ExperimentRunner.Options options = new ExperimentRunner.Options().flowBytes(flowBytes).seed(seed).repeats(repeats).rounds(rounds).te(te)
                     .controlListen(emuControl).mirrorInterface(mirrorInterface)
                     .mirrorRateFraction(mirrorRateFraction).collectorId(collectorId).fabricSpin(fabricSpin);
             org.planck.lab.experiment.PintConformanceLog pintLog = pintBits > 0
@@ -354,7 +364,7 @@ public final class LabCommand implements Callable<Integer> {
             options.telemetry(intSource, congestion);
             int total = 0;
             for (Workload w : ws) {
-                total += ExperimentRunner.flowCount(w) * ms.size() * repeats;
+                total += ExperimentRunner.flowCount(w, rounds) * ms.size() * repeats;
             }
             String[] hp = listen.split(":");
             String[] vp = view.split(":");
@@ -391,15 +401,17 @@ public final class LabCommand implements Callable<Integer> {
                 if (linkMbps != null) {
                     rate = LinkRateDecision.fixed(linkMbps * 1_000_000L);
                 } else if ("auto".equals(linkGbps)) {
-                    bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8));
+                    bar.maxHint(total + ExperimentRunner.flowCount(Workload.STRIDE8, 1));
                     rate = runner.decideLinkRate(16L << 20);
                 } else {
                     rate = LinkRateDecision.fixed(Long.parseLong(linkGbps) * LinkRateDecision.ONE_GBPS);
                 }
                 List<RunResult> results = runner.runAll(ws, ms, rate.linkBps());
-                String seeds = repeats == 1 ? "seed " + seed
+                String seeds = (repeats == 1 ? "seed " + seed
                         : String.format("seeds %d-%d (%d runs of each workload and mode, flows pooled)", seed,
-                                        seed + repeats - 1, repeats);
+                                        seed + repeats - 1, repeats))
+                        + (rounds == 1 ? "" : String.format("; %d rounds per run (one flow per host per round; "
+                                + "shuffle one round of %d flows per host)", rounds, FabricSpec.HOSTS - 1));
                 String settings = (hostsToml != null ? "Endpoints: **real Linux hosts** (network namespaces on veths, Linux TCP cubic, one connection per flow; times from the hosts' agents); " : "")
                         + String.format("Flows: %s; %s; threshold %.0f%%, hysteresis %.0f%%, "
                         + "damping %d ms, poll %d ms, flow reports every %s ms, elephants from %.0f%% of the host link; mirror ports at %.0f%% of link rate in every mode (same fabric and collector load; only PlanckTE acts on the samples); fabric %s",

@@ -65,6 +65,7 @@ public final class ExperimentRunner {
         FabricViewServer liveView;
         long seed = 1;
         int repeats = 1;
+        int rounds = 1;
         TeSettings te = TeSettings.defaults();
         String controlListen = "127.0.0.1:9870";
         String mirrorInterface;
@@ -140,6 +141,22 @@ public final class ExperimentRunner {
         public Options repeats(int v) {
             checkArgument(v >= 1 && v <= MAX_REPEATS, "repeats must be in 1..%s", MAX_REPEATS);
             repeats = v;
+            return this;
+        }
+
+        /** Most rounds per run. */
+        public static final int MAX_ROUNDS = 15;
+
+        /**
+         * Rounds of a workload in one run (see {@link Workload#destinations(int, long, int)}):
+         * each host's flows of every round, one after another.
+         *
+         * @param v 1 to {@value #MAX_ROUNDS}
+         * @return these options
+         */
+        public Options rounds(int v) {
+            checkArgument(v >= 1 && v <= MAX_ROUNDS, "rounds must be in 1..%s", MAX_ROUNDS);
+            rounds = v;
             return this;
         }
 
@@ -241,11 +258,22 @@ public final class ExperimentRunner {
     /**
      * Flows a run of a workload completes.
      *
+     * @param w      workload
+     * @param rounds rounds per run
+     * @return count
+     */
+    public static int flowCount(Workload w, int rounds) {
+        return w.flowCount(FabricSpec.HOSTS, rounds);
+    }
+
+    /**
+     * Flows a run of a workload completes with these options.
+     *
      * @param w workload
      * @return count
      */
-    public static int flowCount(Workload w) {
-        return w == Workload.SHUFFLE ? FabricSpec.HOSTS * (FabricSpec.HOSTS - 1) : FabricSpec.HOSTS;
+    public int flowCount(Workload w) {
+        return flowCount(w, options.rounds);
     }
 
     /**
@@ -257,13 +285,14 @@ public final class ExperimentRunner {
      * @throws IOException if the fabric cannot run
      */
     public LinkRateDecision decideLinkRate(long calibrationBytes) throws IOException {
-        Options saved = new Options().flowBytes(options.flowBytes);
-        options.flowBytes(calibrationBytes);
+        long savedBytes = options.flowBytes;
+        int savedRounds = options.rounds;
+        options.flowBytes(calibrationBytes).rounds(1);
         try {
             RunResult r = run(Workload.STRIDE8, RoutingMode.STATIC, LinkRateDecision.TEN_GBPS);
             return LinkRateDecision.fromCalibration(r.maxLagUs(), REALTIME_LAG_LIMIT_US);
         } finally {
-            options.flowBytes(saved.flowBytes);
+            options.flowBytes(savedBytes).rounds(savedRounds);
         }
     }
 
@@ -363,7 +392,7 @@ public final class ExperimentRunner {
             emu.putMirrors(emu.interfaceSink(options.mirrorInterface), mirrors);
         }
 
-        List<List<Integer>> dsts = workload.destinations(hosts.size(), seed);
+        List<List<Integer>> dsts = workload.destinations(hosts.size(), seed, options.rounds);
         int sportBase = SPORT_BASE + (int) (runCount.getAndIncrement() % RUNS_BEFORE_PORT_REUSE) * FLOWS_PER_RUN_MAX;
         List<Deque<FlowSpec>> sequences = new ArrayList<>();
         Map<Long, FlowKey> keys = new HashMap<>();

@@ -65,50 +65,90 @@ public enum Workload {
     }
 
     /**
-     * The destinations each host sends to, in order.
+     * The destinations each host sends to, in order: one round.
      *
      * @param n    number of hosts, at least 2 (at least 9 for stride(8))
      * @param seed random seed (same seed, same pattern)
      * @return per source host, its destination sequence
      */
     public List<List<Integer>> destinations(int n, long seed) {
+        return destinations(n, seed, 1);
+    }
+
+    /**
+     * The destinations each host sends to, in order, over several rounds. stride(8), random and
+     * random bijection give each host one flow per round, each round a fresh draw of the pattern
+     * (stride(8) is the same every round), so one seed averages over {@code rounds} traffic
+     * matrices rather than resting on one; the first round is the one-round pattern of the same
+     * seed. shuffle is already a sequence of n - 1 flows per host and has one round whatever
+     * {@code rounds} says.
+     *
+     * @param n      number of hosts, at least 2 (at least 9 for stride(8))
+     * @param seed   random seed (same seed, same pattern)
+     * @param rounds rounds, at least 1
+     * @return per source host, its destination sequence
+     */
+    public List<List<Integer>> destinations(int n, long seed, int rounds) {
         checkArgument(n >= 2, "need at least 2 hosts");
+        checkArgument(rounds >= 1, "rounds must be at least 1");
         Random rnd = new Random(seed);
         List<List<Integer>> out = new ArrayList<>(n);
+        for (int x = 0; x < n; x++) {
+            out.add(new ArrayList<>());
+        }
         switch (this) {
             case STRIDE8:
                 checkArgument(n > 8, "stride(8) needs more than 8 hosts");
-                for (int x = 0; x < n; x++) {
-                    out.add(List.of((x + 8) % n));
+                for (int r = 0; r < rounds; r++) {
+                    for (int x = 0; x < n; x++) {
+                        out.get(x).add((x + 8) % n);
+                    }
                 }
-                return out;
+                break;
             case SHUFFLE:
                 for (int x = 0; x < n; x++) {
-                    List<Integer> others = new ArrayList<>();
+                    List<Integer> others = out.get(x);
                     for (int y = 0; y < n; y++) {
                         if (y != x) {
                             others.add(y);
                         }
                     }
                     Collections.shuffle(others, rnd);
-                    out.add(others);
                 }
-                return out;
+                break;
             case RANDOM:
-                for (int x = 0; x < n; x++) {
-                    int y = rnd.nextInt(n - 1);
-                    out.add(List.of(y >= x ? y + 1 : y));
+                for (int r = 0; r < rounds; r++) {
+                    for (int x = 0; x < n; x++) {
+                        int y = rnd.nextInt(n - 1);
+                        out.get(x).add(y >= x ? y + 1 : y);
+                    }
                 }
-                return out;
+                break;
             case BIJECTION:
-                List<Integer> perm = derangement(n, rnd);
-                for (int x = 0; x < n; x++) {
-                    out.add(List.of(perm.get(x)));
+                for (int r = 0; r < rounds; r++) {
+                    List<Integer> perm = derangement(n, rnd);
+                    for (int x = 0; x < n; x++) {
+                        out.get(x).add(perm.get(x));
+                    }
                 }
-                return out;
+                break;
             default:
                 throw new IllegalStateException(name());
         }
+        List<List<Integer>> frozen = new ArrayList<>(n);
+        out.forEach(l -> frozen.add(List.copyOf(l)));
+        return frozen;
+    }
+
+    /**
+     * Flows per run of this workload over {@code hosts} hosts.
+     *
+     * @param hosts  hosts
+     * @param rounds rounds (see {@link #destinations(int, long, int)})
+     * @return flows
+     */
+    public int flowCount(int hosts, int rounds) {
+        return this == SHUFFLE ? hosts * (hosts - 1) : hosts * rounds;
     }
 
     /** A uniformly random permutation without fixed points (rejection sampling, ~e tries). */

@@ -143,7 +143,7 @@ public final class OvsExperimentCommand implements Callable<Integer> {
                 .mirrorRateFraction(mirrorRateFraction);
         int total = 0;
         for (Workload w : ws) {
-            total += ExperimentRunner.flowCount(w) * modes.size() * repeats;
+            total += ExperimentRunner.flowCount(w, 1) * modes.size() * repeats;
         }
         String[] hp = listen.split(":");
         String[] op = openflow.split(":");

@@ -67,6 +67,53 @@ public class WorkloadTest {
     }
 
     @Test
+    public void everyRoundIsAFreshDrawOfThePatternAndTheFirstIsTheOneRoundPattern() {
+        int rounds = 4;
+        for (long seed = 0; seed < 20; seed++) {
+            for (Workload w : List.of(Workload.STRIDE8, Workload.RANDOM, Workload.BIJECTION)) {
+                List<List<Integer>> one = w.destinations(16, seed);
+                List<List<Integer>> many = w.destinations(16, seed, rounds);
+                assertEquals(w.flowCount(16, rounds), many.stream().mapToInt(List::size).sum());
+                Set<List<Integer>> distinctRounds = new HashSet<>();
+                for (int r = 0; r < rounds; r++) {
+                    List<Integer> round = new java.util.ArrayList<>();
+                    for (int x = 0; x < 16; x++) {
+                        assertEquals(rounds, many.get(x).size());
+                        int y = many.get(x).get(r);
+                        assertTrue(y >= 0 && y < 16 && y != x);
+                        round.add(y);
+                        if (r == 0) {
+                            assertEquals(one.get(x).get(0), many.get(x).get(0));
+                        }
+                    }
+                    if (w == Workload.STRIDE8) {
+                        assertEquals(one.stream().map(l -> l.get(0)).collect(java.util.stream.Collectors.toList()),
+                                     round);
+                    }
+                    if (w == Workload.BIJECTION) {
+                        assertEquals("round " + r + " is a permutation", 16, new HashSet<>(round).size());
+                    }
+                    distinctRounds.add(round);
+                }
+                if (w != Workload.STRIDE8) {
+                    assertTrue(w + " seed " + seed + ": rounds are fresh draws", distinctRounds.size() > 1);
+                }
+            }
+        }
+    }
+
+    @Test
+    public void shuffleHasOneRoundWhateverTheRounds() {
+        assertEquals(Workload.SHUFFLE.destinations(16, 5), Workload.SHUFFLE.destinations(16, 5, 4));
+        assertEquals(16 * 15, Workload.SHUFFLE.flowCount(16, 4));
+    }
+
+    @Test(expected = IllegalArgumentException.class)
+    public void zeroRoundsAreRefused() {
+        Workload.RANDOM.destinations(16, 1, 0);
+    }
+
+    @Test
     public void idsRoundTrip() {
         for (Workload w : Workload.values()) {
             assertEquals(w, Workload.byId(w.id()));
