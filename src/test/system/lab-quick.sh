@@ -38,8 +38,9 @@ done
 # workload,mode,link_bps,flows,mean_mbps,median_mbps,mean_pct_of_optimal,moves,max_lag_us,unmatched
 runs=$(tail -n +2 "$out/throughput.csv" | wc -l)
 [ "$runs" -eq 8 ] || fail "expected 8 runs in throughput.csv, found $runs"
-awk -F, 'NR > 1 && ($4 != 16 || $10 != 0) {bad = 1; print "  " $0} END {exit bad}' "$out/throughput.csv" \
-    || fail "a run did not finish its 16 flows or left packets unrouted"
+# stride(8) and random bijection: 16 hosts, one flow each per round, 4 rounds (the default --rounds)
+awk -F, 'NR > 1 && ($4 != 64 || $10 != 0) {bad = 1; print "  " $0} END {exit bad}' "$out/throughput.csv" \
+    || fail "a run did not finish its 64 flows (16 hosts x 4 rounds) or left packets unrouted"
 awk -F, 'NR > 1 && $2 == "PlanckTE" && $8 > 0 {n++} END {exit !(n > 0)}' "$out/throughput.csv" \
     || fail "PlanckTE moved no flow"
 grep -q '^| PlanckTE | \*\*sample → applied (loop)\*\* | [1-9]' "$out/report.md" \
