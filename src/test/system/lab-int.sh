@@ -22,7 +22,7 @@ fail() {
 
 # Names and ports of its own, so a lab run of another checkout is not disturbed.
 export LAB_IF="p$(printf %04x $((RANDOM % 65536)))" LAB_PORTS=$((1 + RANDOM % 900))
-if ! timeout 400 scripts/lab.sh --telemetry int --workloads stride8 --modes planck --link-gbps 1 --view off \
+if ! timeout 400 scripts/lab.sh --telemetry int --workloads stride8 --modes planck --link-gbps 1 --rounds 1 --view off \
         --out "$out" > "$log" 2>&1; then
     tail -40 "$log" | tr '\r' '\n' | grep -v '^lab ' >&2 || true
     fail "scripts/lab.sh --telemetry int failed"

@@ -23,7 +23,7 @@ fail() {
     exit 1
 }
 
-if ! timeout 400 scripts/lab.sh --pint --workloads stride8 --modes planck --link-gbps 1 --flow-mib 30 --view off \
+if ! timeout 400 scripts/lab.sh --pint --workloads stride8 --modes planck --link-gbps 1 --flow-mib 30 --rounds 1 --view off \
         --out "$out" > "$log" 2>&1; then
     tail -40 "$log" | tr '\r' '\n' | grep -v '^lab ' >&2 || true
     fail "scripts/lab.sh --pint failed"

@@ -25,7 +25,7 @@ fail() {
     exit 1
 }
 
-if ! timeout 600 scripts/lab.sh --quick --out "$out" > "$log" 2>&1; then
+if ! timeout 600 scripts/lab.sh --quick --rounds 4 --out "$out" > "$log" 2>&1; then
     tail -40 "$log" | tr '\r' '\n' | grep -v '^lab ' >&2 || true
     fail "scripts/lab.sh --quick failed"
 fi
@@ -38,7 +38,7 @@ done
 # workload,mode,link_bps,flows,mean_mbps,median_mbps,mean_pct_of_optimal,moves,max_lag_us,unmatched
 runs=$(tail -n +2 "$out/throughput.csv" | wc -l)
 [ "$runs" -eq 8 ] || fail "expected 8 runs in throughput.csv, found $runs"
-# stride(8) and random bijection: 16 hosts, one flow each per round, 4 rounds (the default --rounds)
+# stride(8) and random bijection: 16 hosts, one flow each per round, 4 rounds (--rounds 4)
 awk -F, 'NR > 1 && ($4 != 64 || $10 != 0) {bad = 1; print "  " $0} END {exit bad}' "$out/throughput.csv" \
     || fail "a run did not finish its 64 flows (16 hosts x 4 rounds) or left packets unrouted"
 awk -F, 'NR > 1 && $2 == "PlanckTE" && $8 > 0 {n++} END {exit !(n > 0)}' "$out/throughput.csv" \

@@ -27,7 +27,7 @@ fail() {
 }
 
 # Builds first (as lab-quick), then the run itself: about a minute on this machine.
-if ! LAB_LINUX_ONLY=1 timeout 600 scripts/lab.sh --endpoints linux --workloads stride8 --modes planck \
+if ! LAB_LINUX_ONLY=1 timeout 600 scripts/lab.sh --endpoints linux --workloads stride8 --modes planck --rounds 1 \
         --out "$out" > "$log" 2>&1; then
     tail -40 "$log" | tr '\r' '\n' | grep -v '^lab ' >&2 || true
     fail "scripts/lab.sh --endpoints linux failed"

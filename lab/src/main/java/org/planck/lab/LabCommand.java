@@ -105,7 +105,7 @@ public final class LabCommand implements Callable<Integer> {
                         + "(1-10, default: ${DEFAULT-VALUE})")
         int repeats;
 
-        @Option(names = "--rounds", defaultValue = "4",
+        @Option(names = "--rounds", defaultValue = "10",
                 description = "rounds per run: stride(8), random and random bijection give every host one flow "
                         + "per round, each round a fresh draw of the pattern, one after another (shuffle is "
                         + "one round of n-1 flows per host) (1-15, default: ${DEFAULT-VALUE})")
