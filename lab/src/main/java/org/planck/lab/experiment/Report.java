@@ -212,6 +212,33 @@ public final class Report {
     }
 
     /**
+     * How well the fabric kept real time over the runs: where it falls behind the wall clock,
+     * emulated time runs slow while the controller, the collector and the poller work on the
+     * wall clock, so every mode's figures carry the machine's delays.
+     *
+     * @param runs the runs
+     * @return one line, or null without runs
+     */
+    static String realTimeLine(List<RunResult> runs) {
+        if (runs.isEmpty()) {
+            return null;
+        }
+        long[] lags = runs.stream().mapToLong(RunResult::maxLagUs).sorted().toArray();
+        long within = java.util.Arrays.stream(lags).filter(l -> l <= ExperimentRunner.REALTIME_LAG_LIMIT_US).count();
+        RunResult worst = runs.stream().max(java.util.Comparator.comparingLong(RunResult::maxLagUs)).get();
+        String head = within == lags.length
+                ? "Real time: **kept**: the fabric's largest lag behind the wall clock stayed within "
+                        + ExperimentRunner.REALTIME_LAG_LIMIT_US / 1000 + " ms in every run"
+                : String.format(java.util.Locale.ROOT, "Real time: **not kept in %d of %d runs**: the fabric fell "
+                        + "behind the wall clock by up to %.1f ms (%s / %s; median over the runs of each run's "
+                        + "largest lag %.1f ms); while it is behind, emulated time runs slow and every mode's "
+                        + "figures carry this machine's delays (lag per run in the table below)",
+                        lags.length - within, lags.length, worst.maxLagUs() / 1000.0, worst.workload().label(),
+                        worst.mode().label(), lags[lags.length / 2] / 1000.0);
+        return head;
+    }
+
+    /**
      * The markdown report.
      *
      * @return text
@@ -220,7 +247,12 @@ public final class Report {
         StringBuilder sb = new StringBuilder("# Planck lab: traffic engineering on the emulated fabric\n\n");
         sb.append("- Fabric: k=4 fat tree, 16 hosts (Optimal: one non-blocking 16-port switch)\n");
         sb.append("- Link rate: **").append(rate.label()).append("** (").append(rate.reason()).append(")\n");
-        sb.append("- ").append(settings).append("\n\n");
+        sb.append("- ").append(settings).append("\n");
+        String rt = realTimeLine(results);
+        if (rt != null) {
+            sb.append("- ").append(rt).append('\n');
+        }
+        sb.append('\n');
         sb.append("## Flow throughput (Mb/s)\n\n");
         List<RoutingMode> modes = modes();
         sb.append("| workload |");
