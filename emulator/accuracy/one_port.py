@@ -39,7 +39,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(A.ROOT, "target", "micro"))
     ap.add_argument("--host-jitter-ns", type=float, default=None,
                     help="reference's host jitter, ns (fct_ref --hostJitterNs; default: accuracy.py's for the scheme)")
-    ap.add_argument("--seed", type=int, default=1, help="seed of the reference's host jitter")
+    ap.add_argument("--seed", type=int, default=1,
+                    help="the run's seed on both sides: the reference's host jitter, the emulator's send order")
     ap.add_argument("--emu", default=os.path.join(A.ROOT, "target", "release", "planck-emu"))
     a = ap.parse_args()
     if len({(s, t) for s, _, t in a.flows}) != len(a.flows):
@@ -57,7 +58,7 @@ def main():
         f.write("id,src,dst,bytes,start_us\n")
         for i, (src, pkts, start) in enumerate(a.flows):
             f.write(f"{i},{src},32,{pkts * A.PAYLOAD},{start:.3f}\n")
-    A.run_emu(a.emu, fc, a.scheme, d, 1)
+    A.run_emu(a.emu, fc, a.scheme, d, a.seed)
     emu = list(csv.DictReader(open(os.path.join(d, "emu", "flows.csv"))))
     out = os.path.join(d, "ns3.csv")
     subprocess.run([exe, f"--flows={fc}", f"--out={out}", f"--trace={os.path.join(d, 'ns3_cwnd.csv')}"]

@@ -110,6 +110,8 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         }),
         nic_capacity: NIC_BUFFER_PKTS,
         exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
+        // Apart from the seeds the workload and the schemes draw from.
+        order_seed: e.seed ^ 0x5EED_0F0D_E12E_55A1,
         placement: pl,
     });
     Ok(Setup {

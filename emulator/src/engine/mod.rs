@@ -22,6 +22,7 @@
 
 mod arrivals;
 mod exchange;
+mod order;
 mod partition;
 mod placement;
 #[cfg(test)]

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::arrivals::{Arrivals, STREAM_FLOW_BIT};
 use super::exchange::{
-    Calendar, Inbound, Outbox, PackedTarget, SplitSwitch, Target, Wire, WireEnd, send,
+    Calendar, Delivery, Inbound, Outbox, PackedTarget, SplitSwitch, Target, Wire, WireEnd, send,
 };
+use super::order::{self, BitVisit, SlotOrder, visit_bits};
 use super::placement::{NO_ROUTER, Placement};
 use crate::config::TransportConfig;
 use crate::config::TransportKind;
@@ -61,7 +62,16 @@ pub struct Shared {
     /// `placement.exchanges(..)`: the rings between partitions, made by the
     /// runner and indexed the same way by every partition.
     pub exchanges: Vec<Vec<(u16, u32)>>,
+    /// Seeds each slot's send order (`engine::order`): derived from the
+    /// run's seed, the same in every partition.
+    pub order_seed: u64,
 }
+
+/// `order::draw` groups: the endpoints' order, the routers' order, and
+/// (from `PORT_ORDER` + switch id) each switch's ports' order.
+const ENDPOINT_ORDER: u64 = 0;
+const ROUTER_ORDER: u64 = 1;
+const PORT_ORDER: u64 = 2;
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct QueueSample {
@@ -109,9 +119,12 @@ pub struct Partition<R> {
     ep_wires: Vec<Wire>,
     /// Endpoints that may have something to send.
     pub(super) ep_ready: Vec<u64>,
-    /// Indexed by the global endpoint id that sends first in a slot
-    /// (slot modulo endpoints): the first local endpoint to send.
-    ep_rotation: Vec<u32>,
+    /// For each global endpoint id g (and one past the last), how many
+    /// local endpoints have a lower id: where a slot's order (drawn over all
+    /// endpoints of the network, `engine::order`) starts here.
+    ep_below: Vec<u32>,
+    /// The same over global switch ids, for local routers.
+    router_below: Vec<u32>,
     pub flows: Vec<FlowSender>,
     /// Per flow received: reassembly and delayed-ACK state.
     recv: HashMap<u32, FlowReceiver>,
@@ -273,14 +286,10 @@ impl<R: Router> Partition<R> {
             max_delay = max_delay.max(ep.link.latency_slots as u64);
         }
         let ep_words = endpoints.len().div_ceil(64);
-        // Local endpoints are in global id order: the first local endpoint at
-        // or after global id g sends first; past the last one, wrap to 0.
-        let ep_rotation: Vec<u32> = (0..topo.endpoints.len().max(1))
-            .map(|g| {
-                let k = endpoints.partition_point(|e: &EndpointState| (e.id as usize) < g);
-                if k == endpoints.len() { 0 } else { k as u32 }
-            })
-            .collect();
+        // Local endpoints and routers are in global id order.
+        let ep_ids: Vec<u32> = endpoints.iter().map(|e| e.id as u32).collect();
+        let ep_below = order::below_table(&ep_ids, topo.endpoints.len());
+        let router_below = order::below_table(&router_ids, topo.switches.len());
         let horizon = (max_delay + 1).next_power_of_two().max(2);
         let arrivals = Arrivals::new(plan, pl, index, &mut endpoints);
         let stats = PartitionStats {
@@ -311,7 +320,8 @@ impl<R: Router> Partition<R> {
             wires,
             endpoints,
             ep_ready: vec![0; ep_words],
-            ep_rotation,
+            ep_below,
+            router_below,
             ep_wires,
             flows: Vec::new(),
             recv: HashMap::new(),
@@ -402,28 +412,16 @@ impl<R: Router> Partition<R> {
 
     #[inline(never)]
     fn endpoints_transmit(&mut self, t: Slot) {
-        // Rotate which endpoint goes first, so that no source always wins the
-        // last free buffer slot at a shared port. The rotation runs over all
-        // endpoints of the network, so every partition sends in the order a
-        // single partition would.
+        // A start and a direction drawn for the slot (`engine::order`), so
+        // that no source always wins the last free buffer place at a shared
+        // port. The order is drawn over all endpoints of the network, so
+        // every partition sends in the order a single partition would.
         let n = self.endpoints.len();
         if n > 0 {
-            let first = self.ep_rotation[(t % self.ep_rotation.len() as u64) as usize] as usize;
-            for (lo, hi) in [(first, n), (0, first)] {
-                for wi in lo >> 6..hi.div_ceil(64) {
-                    // Only the bits of this word that fall in [lo, hi).
-                    let from = lo.saturating_sub(wi * 64).min(64);
-                    let to = (hi - wi * 64).min(64);
-                    let low_mask = if from == 64 { 0 } else { !0u64 << from };
-                    let high_mask = if to == 64 { !0u64 } else { (1u64 << to) - 1 };
-                    let mut bits = self.ep_ready[wi] & low_mask & high_mask;
-                    while bits != 0 {
-                        let i = wi * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        self.endpoint_transmit(i, t);
-                    }
-                }
-            }
+            let h = order::draw(self.shared.order_seed, t, ENDPOINT_ORDER);
+            let o = SlotOrder::from_draw(h, self.shared.endpoints);
+            let first = o.first_local(&self.ep_below, n);
+            visit_bits(&mut EndpointSends { p: self, t }, n, first, o.down);
         }
     }
 
@@ -442,6 +440,9 @@ impl<R: Router> Partition<R> {
             outbox,
             stats,
             pint,
+            shared,
+            router_below,
+            router_ids,
             ..
         } = self;
         let Calendar {
@@ -449,50 +450,48 @@ impl<R: Router> Partition<R> {
             mask,
             ..
         } = calendar;
+        let nr = routers.len();
+        if nr == 0 {
+            return;
+        }
+        // Routers, and each router's ports, go in an order drawn for the
+        // slot (`engine::order`), as endpoints do: packets from several
+        // routers (or ports) that meet at one port in a later slot arrive
+        // there in the order they were sent.
+        let seed = shared.order_seed;
+        let o = SlotOrder::from_draw(order::draw(seed, t, ROUTER_ORDER), router_below.len() - 1);
+        let first = o.first_local(router_below, nr);
         let mut sent = 0u64;
-        for (ri, (router, wires)) in routers.iter_mut().zip(wires.iter_mut()).enumerate() {
+        for k in 0..nr {
+            let ri = order::nth(first, k, nr, o.down);
+            // SAFETY: ri < nr (`order::nth`), and there is a wire list per router.
+            let router = unsafe { routers.get_unchecked_mut(ri) };
+            let wires = unsafe { wires.get_unchecked_mut(ri) };
             debug_assert_eq!(wires.len(), router.port_count());
-            for wi in 0..router.backlog().len() {
-                let mut bits = router.backlog()[wi];
-                while bits != 0 {
-                    let p = wi * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    // SAFETY: routers only mark ports they have, and a router has
-                    // one wire per port (built together in `new`).
-                    let w = unsafe { wires.get_unchecked_mut(p) };
-                    if w.rate == base {
-                        // Base-rate link: exactly one packet per slot, no credit to keep.
-                        if let Some(mut pkt) = router.transmit(p as PortId, t) {
-                            if let Some(s) = pint.as_mut() {
-                                s.on_transmit(ri, p, router.occupancy(p as PortId), 1.0, t, &mut pkt);
-                            }
-                            pkt.hops = pkt.hops.wrapping_add(1);
-                            sent += 1;
-                            send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
-                        }
-                        continue;
-                    }
-                    w.refill(t, base);
-                    while w.credit >= base {
-                        let Some(mut pkt) = router.transmit(p as PortId, t) else {
-                            break;
-                        };
-                        w.credit -= base;
-                        if let Some(s) = pint.as_mut() {
-                            let capacity = w.rate as f64 / base as f64;
-                            s.on_transmit(ri, p, router.occupancy(p as PortId), capacity, t, &mut pkt);
-                        }
-                        pkt.hops = pkt.hops.wrapping_add(1);
-                        sent += 1;
-                        send(calendar, *mask, outbox, w.to, t + w.latency as u64, pkt);
-                    }
-                }
-            }
+            let ports = router.port_count();
+            let po = SlotOrder::from_draw(
+                order::draw(seed, t, PORT_ORDER + router_ids[ri] as u64),
+                ports,
+            );
+            let mut v = PortSends {
+                router,
+                wires,
+                calendar,
+                mask: *mask,
+                outbox,
+                pint,
+                ri,
+                base,
+                t,
+                sent: 0,
+            };
+            visit_bits(&mut v, ports, po.start, po.down);
+            sent += v.sent;
         }
         stats.router_packets += sent;
     }
 
-    #[inline]
+    #[inline(always)]
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
         let w = &mut self.ep_wires[i];
@@ -734,5 +733,77 @@ impl<R: Router> Partition<R> {
     /// Occupancy of a local router's port right now.
     pub fn occupancy(&self, router: usize, port: PortId) -> u32 {
         self.routers[router].occupancy(port)
+    }
+}
+
+/// A slot's ready endpoints, visited in the slot's order.
+struct EndpointSends<'a, R> {
+    p: &'a mut Partition<R>,
+    t: Slot,
+}
+
+impl<R: Router> BitVisit for EndpointSends<'_, R> {
+    #[inline(always)]
+    fn word(&self, wi: usize) -> u64 {
+        self.p.ep_ready[wi]
+    }
+    #[inline(always)]
+    fn visit(&mut self, i: usize) {
+        self.p.endpoint_transmit(i, self.t);
+    }
+}
+
+/// One router's busy ports in a slot, visited in the slot's order: each
+/// sends what its link's rate allows.
+struct PortSends<'a, R> {
+    router: &'a mut R,
+    wires: &'a mut [Wire],
+    calendar: &'a mut [Vec<Delivery>],
+    mask: u64,
+    outbox: &'a mut Outbox,
+    pint: &'a mut Option<crate::pint_stage::PintStage>,
+    ri: usize,
+    base: u32,
+    t: Slot,
+    sent: u64,
+}
+
+impl<R: Router> BitVisit for PortSends<'_, R> {
+    #[inline(always)]
+    fn word(&self, wi: usize) -> u64 {
+        self.router.backlog()[wi]
+    }
+    #[inline(always)]
+    fn visit(&mut self, p: usize) {
+        let (t, base, ri) = (self.t, self.base, self.ri);
+        // SAFETY: routers only mark ports they have, and a router has
+        // one wire per port (built together in `new`).
+        let w = unsafe { self.wires.get_unchecked_mut(p) };
+        if w.rate == base {
+            // Base-rate link: exactly one packet per slot, no credit to keep.
+            if let Some(mut pkt) = self.router.transmit(p as PortId, t) {
+                if let Some(s) = self.pint.as_mut() {
+                    s.on_transmit(ri, p, self.router.occupancy(p as PortId), 1.0, t, &mut pkt);
+                }
+                pkt.hops = pkt.hops.wrapping_add(1);
+                self.sent += 1;
+                send(self.calendar, self.mask, self.outbox, w.to, t + w.latency as u64, pkt);
+            }
+            return;
+        }
+        w.refill(t, base);
+        while w.credit >= base {
+            let Some(mut pkt) = self.router.transmit(p as PortId, t) else {
+                break;
+            };
+            w.credit -= base;
+            if let Some(s) = self.pint.as_mut() {
+                let capacity = w.rate as f64 / base as f64;
+                s.on_transmit(ri, p, self.router.occupancy(p as PortId), capacity, t, &mut pkt);
+            }
+            pkt.hops = pkt.hops.wrapping_add(1);
+            self.sent += 1;
+            send(self.calendar, self.mask, self.outbox, w.to, t + w.latency as u64, pkt);
+        }
     }
 }
