@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
 name="codec-fuzz"
-seconds="${PLANCK_FUZZ_SECONDS:-60}"
+seconds="${PLANCK_FUZZ_SECONDS:-30}"
 jazzer_version=0.22.1
 work="$(mktemp -d -t planck-codec-fuzz.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
@@ -45,7 +45,7 @@ runs=$(grep -o 'Done [0-9]* runs' "$work/log" | grep -o '[0-9]*' || echo "?")
 
 # The collector's INT report decoder (cargo-fuzz / libFuzzer, target int_report): every
 # input is rejected with a reason or decodes within bounds, never a panic.
-int_seconds="${PLANCK_INT_FUZZ_SECONDS:-30}"
+int_seconds="${PLANCK_INT_FUZZ_SECONDS:-20}"
 mkdir -p "$work/int-corpus"
 if ! (cd collector/fuzz && timeout $((int_seconds + 1500)) cargo +nightly fuzz run int_report \
         "$work/int-corpus" seeds/int_report -- -max_total_time="$int_seconds" -rss_limit_mb=2048 \

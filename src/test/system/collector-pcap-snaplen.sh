@@ -22,7 +22,7 @@ done
 REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
 BIN="$TARGET_DIR/release/planck-collector"
-(cd "$REPO" && cargo build --release -q -p planck-collector) || fail "build"
+"$REPO/scripts/cargo-release.sh" -p planck-collector || fail "build"
 
 P="pc$(printf %04x $((RANDOM % 65536)))"
 D=$(mktemp -d /tmp/planck-$NAME.XXXXXX)

@@ -25,7 +25,7 @@ pkg-config --exists ns3-core ns3-internet ns3-point-to-point ns3-traffic-control
 
 REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
-(cd "$REPO" && cargo build --release -q -p planck-emu) || fail "build"
+"$REPO/scripts/cargo-release.sh" -p planck-emu || fail "build"
 D=$(mktemp -d /tmp/planck-$NAME.XXXXXX)
 trap 'rm -rf "$D"' EXIT
 

@@ -20,7 +20,7 @@ done
 
 REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
-(cd "$REPO" && cargo build --release -q -p planck-emu) || fail "build"
+"$REPO/scripts/cargo-release.sh" -p planck-emu || fail "build"
 EMU=$TARGET_DIR/release/planck-emu
 
 P=rx$(od -An -N2 -tx1 /dev/urandom | tr -d ' \n')

@@ -21,7 +21,7 @@ python3 -c 'import scapy' 2>/dev/null || fail "python3 scapy missing (scripts/de
 REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
 BIN="$TARGET_DIR/release/planck-collector"
-(cd "$REPO" && cargo build --release -q -p planck-collector) || fail "build"
+"$REPO/scripts/cargo-release.sh" -p planck-collector || fail "build"
 
 D=$(mktemp -d /tmp/planck-$NAME.XXXXXX)
 PIDS=()

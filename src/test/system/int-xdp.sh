@@ -28,7 +28,7 @@ REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 TARGET_DIR=${CARGO_TARGET_DIR:-$REPO/target}
 BIN="$TARGET_DIR/release/planck-collector"
 SEND="$TARGET_DIR/release/examples/int_send"
-(cd "$REPO" && cargo build --release -q -p planck-collector --bin planck-collector --example int_send) || fail "build"
+"$REPO/scripts/cargo-release.sh" -p planck-collector --bin planck-collector --example int_send || fail "build"
 
 P=ix$(printf '%04x' $((RANDOM % 65536)))
 NS_S=${P}s

@@ -34,7 +34,7 @@ REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 JAR="$REPO/lab/target/planck-lab.jar"
 COLLECTOR="${CARGO_TARGET_DIR:-$REPO/target}/release/planck-collector"
 if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
-  (cd "$REPO" && cargo build --release -q -p planck-collector) || fail "collector build"
+  "$REPO/scripts/cargo-release.sh" -p planck-collector || fail "collector build"
   if [ ! -s "$JAR" ]; then
     (cd "$REPO" && mvn -B -q -ntp package -pl lab -am -DskipTests) || fail "build"
   fi

@@ -16,7 +16,7 @@ NAME=ovs-lab
 REPO=$(cd "$(dirname "$0")/../../.." && pwd)
 fail() { echo "$NAME: FAIL ($*)"; exit 1; }
 [ "$(id -u)" = 0 ] || fail "must run as root"
-(cd "$REPO" && cargo build --release -q -p planck-collector) || fail "collector build"
+"$REPO/scripts/cargo-release.sh" -p planck-collector || fail "collector build"
 if [ ! -s "$REPO/lab/target/planck-lab.jar" ]; then
   (cd "$REPO" && mvn -B -q -ntp package -pl lab -am -DskipTests) || fail "build"
 fi

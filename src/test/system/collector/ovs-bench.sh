@@ -27,7 +27,7 @@ bench_init() {
   REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)
   HELPERS="$REPO/src/test/system/collector"
   BIN="${CARGO_TARGET_DIR:-$REPO/target}/release/planck-collector"
-  (cd "$REPO" && cargo build --release -q -p planck-collector) || fail "build"
+  "$REPO/scripts/cargo-release.sh" -p planck-collector || fail "build"
   P="$1$(printf %04x $((RANDOM % 65536)))"   # unique prefix for namespaces and links
   D=$(mktemp -d "/tmp/planck-$NAME.XXXXXX")
   export OVS_RUNDIR=$D OVS_LOGDIR=$D OVS_DBDIR=$D OVS_SYSCONFDIR=$D

@@ -44,7 +44,7 @@ if [ -z "${PLANCK_OVS_INSIDE:-}" ]; then
   if [ -z "${SKIP_BUILD:-}" ]; then
     say "[build] Java parts (mvn install -pl lab -am) and planck-collector (cargo build --release)"
     (cd "$REPO" && mvn -B -q -ntp install -DskipTests -pl lab -am)
-    (cd "$REPO" && cargo build --release -q -p planck-collector)
+    "$REPO/scripts/cargo-release.sh" -p planck-collector
   fi
   P="${PLANCK_OVS_PREFIX:-px$(printf %04x $((RANDOM % 65536)))}"
   source "$REPO/src/test/system/ovs/sndbuf.sh"
