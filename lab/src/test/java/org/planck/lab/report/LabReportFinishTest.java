@@ -100,17 +100,48 @@ public class LabReportFinishTest {
     }
 
     @Test
-    public void aMoveShownLateOrNotInTheLogFails() throws IOException {
+    public void aMoveNotInTheLogFails() throws IOException {
         recording("PLANCK", 12,
                   move("10.0.0.9:10777->10.0.0.1:5001/6", T0 + 1000, T0 + 1060),
-                  move("10.0.0.3:10790->10.0.0.7:5001/6", T0 + 5000, T0 + 6001),
                   move("10.0.0.66:1->10.0.0.7:5001/6", T0 + 5000, T0 + 5010));
         LiveViewChecks c = LabReportFinish.finish(dir);
         assertFalse(c.passed());
-        assertTrue(checks(), checks().contains("FAIL - TE moves shown within 1000 ms of the move (moves.csv time_ms "
-                + "to first drawn): 2 moves, min 60 ms, median 1001 ms, max 1001 ms; 2 with the page polling every 500 ms"));
         assertTrue(checks(), checks().contains("FAIL - every move the page showed is in moves.csv; not found: "
                 + "[10.0.0.66:1->10.0.0.7:5001/6@" + (T0 + 5000) + "]"));
+    }
+
+    @Test
+    public void aMoveLaterThanASecondMissesTheTargetButPasses() throws IOException {
+        recording("PLANCK", 12,
+                  move("10.0.0.9:10777->10.0.0.1:5001/6", T0 + 1000, T0 + 1060),
+                  move("10.0.0.3:10790->10.0.0.7:5001/6", T0 + 5000, T0 + 6001));
+        LiveViewChecks c = LabReportFinish.finish(dir);
+        assertTrue(checks(), c.passed());
+        assertTrue(checks(), checks().contains("ok - TE moves shown within the page's poll interval + 2000 ms of the "
+                + "move (moves.csv time_ms to first drawn): 2 moves, min 60 ms, median 1001 ms, max 1001 ms; 2 with "
+                + "the page polling every 500 ms"));
+        assertTrue(checks(), checks().contains("target not met - TE moves shown within 1000 ms of the move (the "
+                + "target; max 1001 ms)"));
+    }
+
+    @Test
+    public void aMoveWithinASecondMeetsTheTarget() throws IOException {
+        recording("PLANCK", 12, move("10.0.0.3:10790->10.0.0.7:5001/6", T0 + 5000, T0 + 5999));
+        LiveViewChecks c = LabReportFinish.finish(dir);
+        assertTrue(checks(), c.passed());
+        assertTrue(checks(), checks().contains("ok - TE moves shown within 1000 ms of the move (the target; max 999 ms)"));
+    }
+
+    @Test
+    public void aPageThatStopsUpdatingFails() throws IOException {
+        // 2,501 ms after the move with the page polling every 500 ms: 2,001 ms over its interval.
+        recording("PLANCK", 12,
+                  move("10.0.0.9:10777->10.0.0.1:5001/6", T0 + 1000, T0 + 1060),
+                  move("10.0.0.3:10790->10.0.0.7:5001/6", T0 + 5000, T0 + 7501));
+        LiveViewChecks c = LabReportFinish.finish(dir);
+        assertFalse(c.passed());
+        assertTrue(checks(), checks().contains("FAIL - TE moves shown within the page's poll interval + 2000 ms of the "
+                + "move (moves.csv time_ms to first drawn): 2 moves, min 60 ms, median 2501 ms, max 2501 ms"));
     }
 
     @Test
@@ -136,8 +167,8 @@ public class LabReportFinishTest {
     public void noMovesSeenFails() throws IOException {
         recording("PLANCK", 12);
         assertFalse(LabReportFinish.finish(dir).passed());
-        assertTrue(checks(), checks().contains("FAIL - TE moves shown within 1000 ms of the move (moves.csv time_ms "
-                + "to first drawn): no move was made while the page watched"));
+        assertTrue(checks(), checks().contains("FAIL - TE moves shown within the page's poll interval + 2000 ms of "
+                + "the move (moves.csv time_ms to first drawn): no move was made while the page watched"));
     }
 
     @Test
