@@ -113,24 +113,23 @@ pair() { # file, Gb/s of the port towards b
 }
 EOF
 }
+# A port's rate from the environment: whole Mb/s, 100..1000, else a one-line error.
+port_mbps() { # result variable, environment variable, default
+  local v=${!2:-$3}
+  case $v in
+    ''|*[!0-9]*) fail "$2: a whole number of Mb/s, 100..1000" ;;
+  esac
+  [ "$v" -ge 100 ] && [ "$v" -le 1000 ] || fail "$2: a whole number of Mb/s, 100..1000"
+  printf -v "$1" '%s' "$v"
+}
+port_mbps DCTCP_MBPS EMU_REALHOSTS_DCTCP_MBPS 500
 # Part 2's port and offered rates, Mb/s of IP bytes: the high class at 30 % of the port, the
-# bulk flow at 90 %, 1.2x the port in all. The port runs at half part 1's rate, so the
-# emulator writes half as many frames to the hosts as in part 1 (see the header).
-# EMU_REALHOSTS_PRIORITY_MBPS=1000 runs it at part 1's rate (docs/emulator.md has such a run).
-PRIO_PORT_MBPS=${EMU_REALHOSTS_PRIORITY_MBPS:-500}
-case $PRIO_PORT_MBPS in
-  ''|*[!0-9]*) fail "EMU_REALHOSTS_PRIORITY_MBPS: a whole number of Mb/s, 100..1000" ;;
-esac
-[ "$PRIO_PORT_MBPS" -ge 100 ] && [ "$PRIO_PORT_MBPS" -le 1000 ] \
-  || fail "EMU_REALHOSTS_PRIORITY_MBPS: a whole number of Mb/s, 100..1000"
+# bulk flow at 90 %, 1.2x the port in all. The port runs at 500 Mb/s, half the 1 Gb/s part 1
+# ran at before (see the header): the emulator writes half as many frames to the hosts.
+# EMU_REALHOSTS_PRIORITY_MBPS=1000 runs it at 1 Gb/s (docs/emulator.md has such a run).
+port_mbps PRIO_PORT_MBPS EMU_REALHOSTS_PRIORITY_MBPS 500
 HIGH_MBPS=$((PRIO_PORT_MBPS * 3 / 10))
 BULK_MBPS=$((PRIO_PORT_MBPS * 9 / 10))
-DCTCP_MBPS=${EMU_REALHOSTS_DCTCP_MBPS:-500}
-case $DCTCP_MBPS in
-  ''|*[!0-9]*) fail "EMU_REALHOSTS_DCTCP_MBPS: a whole number of Mb/s, 100..1000" ;;
-esac
-[ "$DCTCP_MBPS" -ge 100 ] && [ "$DCTCP_MBPS" -le 1000 ] \
-  || fail "EMU_REALHOSTS_DCTCP_MBPS: a whole number of Mb/s, 100..1000"
 pair pair.json "$(awk -v m="$DCTCP_MBPS" 'BEGIN {print m / 1000}')"
 pair pair-priority.json "$(awk -v m="$PRIO_PORT_MBPS" 'BEGIN {print m / 1000}')"
 config() { # scheme table body, topology file
