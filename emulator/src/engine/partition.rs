@@ -125,6 +125,10 @@ pub struct Partition<R> {
     ep_below: Vec<u32>,
     /// The same over global switch ids, for local routers.
     router_below: Vec<u32>,
+    /// Per local router: whether two of its ports lead to the same switch
+    /// (parallel links), the only case in which the order of its ports
+    /// within a slot decides anything (see `routers_transmit`).
+    port_order: Vec<bool>,
     pub flows: Vec<FlowSender>,
     /// Per flow received: reassembly and delayed-ACK state.
     recv: HashMap<u32, FlowReceiver>,
@@ -212,6 +216,7 @@ impl<R: Router> Partition<R> {
         let mut router_ids = Vec::new();
         let mut wires: Vec<Vec<Wire>> = Vec::new();
         let mut owned_ports: Vec<Vec<bool>> = Vec::new();
+        let mut port_order: Vec<bool> = Vec::new();
         let mut max_delay = shared.transport.ack_delay_slots as u64;
         if shared.transport.delayed_ack {
             max_delay = max_delay.max(shared.transport.delayed_ack_slots());
@@ -238,6 +243,7 @@ impl<R: Router> Partition<R> {
             assert_eq!(router.port_count(), sw.ports.len(), "router port count");
             routers.push(router);
             router_ids.push(sid as u32);
+            port_order.push(has_parallel_links(&sw.ports));
             // A split switch's router here only ever queues packets for the
             // ports this partition owns; the others' wires stay idle.
             let owned: Vec<bool> = pl.port_part[sid]
@@ -322,6 +328,7 @@ impl<R: Router> Partition<R> {
             ep_ready: vec![0; ep_words],
             ep_below,
             router_below,
+            port_order,
             ep_wires,
             flows: Vec::new(),
             recv: HashMap::new(),
@@ -443,6 +450,7 @@ impl<R: Router> Partition<R> {
             shared,
             router_below,
             router_ids,
+            port_order,
             ..
         } = self;
         let Calendar {
@@ -454,10 +462,9 @@ impl<R: Router> Partition<R> {
         if nr == 0 {
             return;
         }
-        // Routers, and each router's ports, go in an order drawn for the
-        // slot (`engine::order`), as endpoints do: packets from several
-        // routers (or ports) that meet at one port in a later slot arrive
-        // there in the order they were sent.
+        // Routers go in an order drawn for the slot (`engine::order`), as
+        // endpoints do: packets from several routers that meet at one port
+        // in a later slot arrive there in the order they were sent.
         let seed = shared.order_seed;
         let o = SlotOrder::from_draw(order::draw(seed, t, ROUTER_ORDER), router_below.len() - 1);
         let first = o.first_local(router_below, nr);
@@ -468,11 +475,24 @@ impl<R: Router> Partition<R> {
             let router = unsafe { routers.get_unchecked_mut(ri) };
             let wires = unsafe { wires.get_unchecked_mut(ri) };
             debug_assert_eq!(wires.len(), router.port_count());
+            // A router's ports lead to different neighbours, so packets that
+            // two of its ports send in one slot never meet at a port, and
+            // their order decides nothing, unless two ports lead to the same
+            // switch (parallel links): only such a router draws an order for
+            // its ports, and only when two or more of them are busy (a draw is
+            // a pure function of seed, slot and switch, so leaving it out
+            // changes nothing else). The others go in id order.
+            let po = if port_order[ri]
+                && router.backlog().iter().map(|w| w.count_ones()).sum::<u32>() > 1
+            {
+                SlotOrder::from_draw(
+                    order::draw(seed, t, PORT_ORDER + router_ids[ri] as u64),
+                    router.port_count(),
+                )
+            } else {
+                SlotOrder { start: 0, down: false }
+            };
             let ports = router.port_count();
-            let po = SlotOrder::from_draw(
-                order::draw(seed, t, PORT_ORDER + router_ids[ri] as u64),
-                ports,
-            );
             let mut v = PortSends {
                 router,
                 wires,
@@ -734,6 +754,19 @@ impl<R: Router> Partition<R> {
     pub fn occupancy(&self, router: usize, port: PortId) -> u32 {
         self.routers[router].occupancy(port)
     }
+}
+
+/// Whether two of a switch's ports lead to the same switch (parallel links).
+pub(super) fn has_parallel_links(ports: &[crate::fabric::topology::SwitchPort]) -> bool {
+    let mut peers: Vec<u32> = ports
+        .iter()
+        .filter_map(|p| match p.peer {
+            Peer::Switch { switch, .. } => Some(switch),
+            Peer::Endpoint(_) => None,
+        })
+        .collect();
+    peers.sort_unstable();
+    peers.windows(2).any(|w| w[0] == w[1])
 }
 
 /// A slot's ready endpoints, visited in the slot's order.

@@ -498,3 +498,29 @@ fn exact_workers_wait_only_for_their_senders() {
         );
     }
 }
+
+/// Only a switch with two links to one neighbour draws an order for its
+/// ports (`routers_transmit`): elsewhere two ports lead to different
+/// switches, so what they send in one slot never meets at a port.
+#[test]
+fn only_switches_with_parallel_links_order_their_ports() {
+    let json = r#"{
+        "switches": [{"name": "s0"}, {"name": "s1"}, {"name": "s2"}],
+        "endpoints": ["h0", "h1", "h2"],
+        "links": [
+            {"a": "h0", "b": "s0"}, {"a": "h1", "b": "s1"}, {"a": "h2", "b": "s2"},
+            {"a": "s0", "b": "s1"}, {"a": "s0", "b": "s1"},
+            {"a": "s1", "b": "s2"}
+        ]
+    }"#;
+    let topo = Topology::from_json(json, LINK).expect("parallel links");
+    let parallel: Vec<bool> = topo
+        .switches
+        .iter()
+        .map(|s| partition::has_parallel_links(&s.ports))
+        .collect();
+    assert_eq!(parallel, vec![true, true, false]);
+    for t in [line_of_three(), Topology::fat_tree(4, LINK).expect("fat tree")] {
+        assert!(t.switches.iter().all(|s| !partition::has_parallel_links(&s.ports)));
+    }
+}
