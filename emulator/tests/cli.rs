@@ -214,5 +214,5 @@ fn shipped_example_configs_run() {
         assert!(r.summary.router_packets > 0, "{name} moved no packets");
         seen += 1;
     }
-    assert_eq!(seen, 6);
+    assert_eq!(seen, 7);
 }

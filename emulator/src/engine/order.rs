@@ -139,6 +139,68 @@ pub(super) fn visit_bits<V: BitVisit>(v: &mut V, n: usize, first: usize, down: b
     }
 }
 
+/// Visit the set bits of `v`'s bitmap of `words` words in ascending order.
+#[inline(always)]
+pub(super) fn visit_up<V: BitVisit>(v: &mut V, words: usize) {
+    for wi in 0..words {
+        let mut bits = v.word(wi);
+        while bits != 0 {
+            let b = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            v.visit(wi * 64 + b);
+        }
+    }
+}
+
+/// Bit i of `x` moved to bit i XOR m (m < 64): one swap of neighbouring
+/// blocks of 2^j bits for each bit j of m, with no branch on m.
+#[inline(always)]
+fn xor_permute(mut x: u64, m: u64) -> u64 {
+    const BLOCKS: [(u32, u64); 6] = [
+        (1, 0x5555_5555_5555_5555),
+        (2, 0x3333_3333_3333_3333),
+        (4, 0x0F0F_0F0F_0F0F_0F0F),
+        (8, 0x00FF_00FF_00FF_00FF),
+        (16, 0x0000_FFFF_0000_FFFF),
+        (32, 0x0000_0000_FFFF_FFFF),
+    ];
+    for (j, (k, lo)) in BLOCKS.into_iter().enumerate() {
+        let swapped = ((x & lo) << k) | ((x >> k) & lo);
+        // All ones if bit j of m is set, else zero.
+        let sel = 0u64.wrapping_sub((m >> j) & 1);
+        x = (swapped & sel) | (x & !sel);
+    }
+    x
+}
+
+/// Visit the set bits of `v`'s bitmap of `words` words in ascending order of
+/// (index XOR `mask`), over indices padded to the next power of two: for any
+/// two indices a and b, a comes first exactly when bit h of `mask` is clear
+/// in a, h their highest differing bit, so with a uniform mask each of any
+/// two goes first in half of the slots. Words go up in (word XOR the mask's
+/// high part), bits within a word in (bit XOR its low six bits): always
+/// upward, with no direction to branch on. Each word is read once.
+#[inline(always)]
+pub(super) fn visit_xor<V: BitVisit>(v: &mut V, words: usize, mask: u64) {
+    if words == 0 {
+        return;
+    }
+    let padded = words.next_power_of_two();
+    let (wm, bm) = ((mask >> 6) as usize & (padded - 1), mask & 63);
+    for j in 0..padded {
+        let wi = j ^ wm;
+        if wi >= words {
+            continue;
+        }
+        let mut bits = xor_permute(v.word(wi), bm);
+        while bits != 0 {
+            let b = bits.trailing_zeros() as u64;
+            bits &= bits - 1;
+            v.visit(wi * 64 + (b ^ bm) as usize);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,6 +357,79 @@ mod tests {
             seen.sort_unstable();
             let set: Vec<usize> = (0..n).filter(|&i| words[i >> 6] >> (i & 63) & 1 == 1).collect();
             prop_assert_eq!(seen, set);
+        }
+    }
+
+    /// The order `visit_xor` gives the set bits of `words` under `mask`.
+    fn xor_order(words: &[u64], mask: u64) -> Vec<usize> {
+        let mut c = Collect { words, seen: Vec::new() };
+        visit_xor(&mut c, words.len(), mask);
+        c.seen
+    }
+
+    /// The endpoints' order: of every pair of the accuracy experiment's 36
+    /// endpoints each goes first in half of the slots (within 0.03 over
+    /// 20,000 slots; the share's standard deviation is 0.0035), and of
+    /// 200 endpoints (four words, three of them padded to a power of two).
+    #[test]
+    fn xor_order_every_pair_goes_first_half_of_the_time() {
+        for (n, slots) in [(36usize, 20_000u64), (200, 4_000)] {
+            let mut words = vec![0u64; n.div_ceil(64)];
+            for i in 0..n {
+                words[i >> 6] |= 1 << (i & 63);
+            }
+            for seed in [1u64, 2, 0xDEAD_BEEF] {
+                let mut before = vec![vec![0u64; n]; n];
+                let mut pos = vec![0usize; n];
+                for t in 0..slots {
+                    let order = xor_order(&words, draw(seed, t, 0));
+                    assert_eq!(order.len(), n);
+                    for (k, &e) in order.iter().enumerate() {
+                        pos[e] = k;
+                    }
+                    for a in 0..n {
+                        for b in a + 1..n {
+                            before[a][b] += (pos[a] < pos[b]) as u64;
+                        }
+                    }
+                }
+                let tol = if n == 36 { 0.03 } else { 0.04 };
+                for a in 0..n {
+                    for b in a + 1..n {
+                        let share = before[a][b] as f64 / slots as f64;
+                        assert!((share - 0.5).abs() < tol, "n {n} seed {seed}: {a} before {b} in {share}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn xor_permute_moves_bit_i_to_i_xor_m() {
+        for m in 0..64u64 {
+            for i in 0..64u64 {
+                assert_eq!(xor_permute(1 << i, m), 1 << (i ^ m), "bit {i}, mask {m}");
+            }
+        }
+    }
+
+    proptest! {
+        /// Every set bit is visited once, in ascending (index XOR mask)
+        /// order: a partition that holds some of the senders (their bits by
+        /// global id) visits them in the global order restricted to them.
+        #[test]
+        fn xor_order_is_the_global_order_restricted(
+            words in proptest::collection::vec(any::<u64>(), 1..6),
+            mask in any::<u64>(),
+        ) {
+            let seen = xor_order(&words, mask);
+            let padded = words.len().next_power_of_two() as u64 * 64;
+            let m = mask & (padded - 1);
+            let mut expect: Vec<usize> = (0..words.len() * 64)
+                .filter(|&i| words[i >> 6] >> (i & 63) & 1 == 1)
+                .collect();
+            expect.sort_by_key(|&i| i as u64 ^ m);
+            prop_assert_eq!(seen, expect);
         }
     }
 }

@@ -117,12 +117,13 @@ pub struct Partition<R> {
     wires: Vec<Vec<Wire>>,
     pub endpoints: Vec<EndpointState>,
     ep_wires: Vec<Wire>,
-    /// Endpoints that may have something to send.
+    /// Endpoints that may have something to send, by global endpoint id
+    /// (bit g of word g / 64; only this partition's own are ever set), so
+    /// that every partition visits its endpoints in the slot's global order
+    /// (`engine::order::visit_xor`).
     pub(super) ep_ready: Vec<u64>,
-    /// For each global endpoint id g (and one past the last), how many
-    /// local endpoints have a lower id: where a slot's order (drawn over all
-    /// endpoints of the network, `engine::order`) starts here.
-    ep_below: Vec<u32>,
+    /// Local index of each global endpoint id this partition holds.
+    ep_local: Vec<u32>,
     /// The same over global switch ids, for local routers.
     router_below: Vec<u32>,
     /// Per local router: whether two of its ports lead to the same switch
@@ -291,10 +292,9 @@ impl<R: Router> Partition<R> {
             ));
             max_delay = max_delay.max(ep.link.latency_slots as u64);
         }
-        let ep_words = endpoints.len().div_ceil(64);
-        // Local endpoints and routers are in global id order.
-        let ep_ids: Vec<u32> = endpoints.iter().map(|e| e.id as u32).collect();
-        let ep_below = order::below_table(&ep_ids, topo.endpoints.len());
+        let ep_words = topo.endpoints.len().div_ceil(64);
+        let ep_local = pl.endpoint_local.clone();
+        // Local routers are in global id order.
         let router_below = order::below_table(&router_ids, topo.switches.len());
         let horizon = (max_delay + 1).next_power_of_two().max(2);
         let arrivals = Arrivals::new(plan, pl, index, &mut endpoints);
@@ -326,7 +326,7 @@ impl<R: Router> Partition<R> {
             wires,
             endpoints,
             ep_ready: vec![0; ep_words],
-            ep_below,
+            ep_local,
             router_below,
             port_order,
             ep_wires,
@@ -419,22 +419,21 @@ impl<R: Router> Partition<R> {
 
     #[inline(never)]
     fn endpoints_transmit(&mut self, t: Slot) {
-        // A start and a direction drawn for the slot (`engine::order`), so
-        // that no source always wins the last free buffer place at a shared
-        // port. The order is drawn over all endpoints of the network, so
-        // every partition sends in the order a single partition would.
-        let n = self.endpoints.len();
-        if n > 0 {
-            let h = order::draw(self.shared.order_seed, t, ENDPOINT_ORDER);
-            let o = SlotOrder::from_draw(h, self.shared.endpoints);
-            let first = o.first_local(&self.ep_below, n);
-            visit_bits(&mut EndpointSends { p: self, t }, n, first, o.down);
+        // An order drawn for the slot (`engine::order`), so that no source
+        // always wins the last free buffer place at a shared port. The order
+        // is over the global ids of all endpoints of the network, so every
+        // partition sends in the order a single partition would.
+        if !self.endpoints.is_empty() {
+            let mask = order::draw(self.shared.order_seed, t, ENDPOINT_ORDER);
+            let words = self.ep_ready.len();
+            order::visit_xor(&mut EndpointSends { p: self, t }, words, mask);
         }
     }
 
+    /// Marks endpoint `g` (a global endpoint id) ready to send.
     #[inline]
-    pub(super) fn mark_ready(ready: &mut [u64], i: usize) {
-        ready[i >> 6] |= 1 << (i & 63);
+    pub(super) fn mark_ready(ready: &mut [u64], g: usize) {
+        ready[g >> 6] |= 1 << (g & 63);
     }
 
     #[inline(never)]
@@ -482,17 +481,14 @@ impl<R: Router> Partition<R> {
             // its ports, and only when two or more of them are busy (a draw is
             // a pure function of seed, slot and switch, so leaving it out
             // changes nothing else). The others go in id order.
-            let po = if port_order[ri]
-                && router.backlog().iter().map(|w| w.count_ones()).sum::<u32>() > 1
-            {
-                SlotOrder::from_draw(
-                    order::draw(seed, t, PORT_ORDER + router_ids[ri] as u64),
-                    router.port_count(),
-                )
+            let ports = router.port_count();
+            let draw_ports = port_order[ri]
+                && router.backlog().iter().map(|w| w.count_ones()).sum::<u32>() > 1;
+            let po = if draw_ports {
+                SlotOrder::from_draw(order::draw(seed, t, PORT_ORDER + router_ids[ri] as u64), ports)
             } else {
                 SlotOrder { start: 0, down: false }
             };
-            let ports = router.port_count();
             let mut v = PortSends {
                 router,
                 wires,
@@ -505,7 +501,11 @@ impl<R: Router> Partition<R> {
                 t,
                 sent: 0,
             };
-            visit_bits(&mut v, ports, po.start, po.down);
+            if draw_ports {
+                visit_bits(&mut v, ports, po.start, po.down);
+            } else {
+                order::visit_up(&mut v, ports.div_ceil(64));
+            }
             sent += v.sent;
         }
         stats.router_packets += sent;
@@ -526,7 +526,8 @@ impl<R: Router> Partition<R> {
                     Some(p) => p,
                     None => {
                         // Idle until a packet is generated, a flow opens, an ACK or a timeout.
-                        self.ep_ready[i >> 6] &= !(1 << (i & 63));
+                        let g = self.endpoints[i].id as usize;
+                        self.ep_ready[g >> 6] &= !(1 << (g & 63));
                         break;
                     }
                 },
@@ -714,10 +715,10 @@ impl<R: Router> Partition<R> {
     }
 
     fn check_timers(&mut self, t: Slot) {
-        for (i, ep) in self.endpoints.iter().enumerate() {
+        for ep in &self.endpoints {
             for &fi in &ep.active {
                 if self.flows[fi as usize].check_timeout(t, &self.shared.transport) {
-                    self.ep_ready[i >> 6] |= 1 << (i & 63);
+                    Self::mark_ready(&mut self.ep_ready, ep.id as usize);
                 }
             }
         }
@@ -781,7 +782,10 @@ impl<R: Router> BitVisit for EndpointSends<'_, R> {
         self.p.ep_ready[wi]
     }
     #[inline(always)]
-    fn visit(&mut self, i: usize) {
+    fn visit(&mut self, g: usize) {
+        // SAFETY: only this partition's endpoints are marked ready, and
+        // `ep_local` has an entry for every global endpoint id.
+        let i = unsafe { *self.p.ep_local.get_unchecked(g) } as usize;
         self.p.endpoint_transmit(i, self.t);
     }
 }

@@ -299,7 +299,8 @@ impl Intake<'_> {
             hops: 0,
             data: [0; 8],
         });
-        ready[self.local >> 6] |= 1 << (self.local & 63);
+        // Indexed by global endpoint id (`engine::order`).
+        ready[self.src as usize >> 6] |= 1 << (self.src as usize & 63);
         c.frames_in += 1;
         c.bytes_in += (f.data.len() - ETH_HEADER) as u64;
         c.class_in[(info.class() as usize).min(CLASSES - 1)] += 1;
