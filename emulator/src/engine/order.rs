@@ -281,7 +281,10 @@ mod tests {
         let (n, slots) = (36, 20_000);
         for seed in [1u64, 2, 0xDEAD_BEEF] {
             let worst = worst_pair_share(n, slots, |t| SlotOrder::from_draw(draw(seed, t, 0), n));
-            assert!(worst < 0.03, "seed {seed}: a pair's share is off by {worst}");
+            assert!(
+                worst < 0.03,
+                "seed {seed}: a pair's share is off by {worst}"
+            );
         }
         let old = worst_pair_share(n, slots, |t| rotation(t, n));
         assert!(old > 0.4, "the old rotation was fair?: {old}");
@@ -301,9 +304,15 @@ mod tests {
         }
         let expect = slots as f64 / n as f64;
         for (s, &c) in starts.iter().enumerate() {
-            assert!((c as f64 - expect).abs() < 5.0 * expect.sqrt(), "start {s}: {c} of {slots}");
+            assert!(
+                (c as f64 - expect).abs() < 5.0 * expect.sqrt(),
+                "start {s}: {c} of {slots}"
+            );
         }
-        assert!((downs as f64 / slots as f64 - 0.5).abs() < 0.02, "{downs} of {slots} down");
+        assert!(
+            (downs as f64 / slots as f64 - 0.5).abs() < 0.02,
+            "{downs} of {slots} down"
+        );
     }
 
     /// Different groups, seeds and slots draw differently: the draws of
@@ -362,7 +371,10 @@ mod tests {
 
     /// The order `visit_xor` gives the set bits of `words` under `mask`.
     fn xor_order(words: &[u64], mask: u64) -> Vec<usize> {
-        let mut c = Collect { words, seen: Vec::new() };
+        let mut c = Collect {
+            words,
+            seen: Vec::new(),
+        };
         visit_xor(&mut c, words.len(), mask);
         c.seen
     }
@@ -397,7 +409,10 @@ mod tests {
                 for a in 0..n {
                     for b in a + 1..n {
                         let share = before[a][b] as f64 / slots as f64;
-                        assert!((share - 0.5).abs() < tol, "n {n} seed {seed}: {a} before {b} in {share}");
+                        assert!(
+                            (share - 0.5).abs() < tol,
+                            "n {n} seed {seed}: {a} before {b} in {share}"
+                        );
                     }
                 }
             }

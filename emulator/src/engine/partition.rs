@@ -480,15 +480,10 @@ impl<R: Router> Partition<R> {
             // switch (parallel links): only such a router draws an order for
             // its ports, and only when two or more of them are busy (a draw is
             // a pure function of seed, slot and switch, so leaving it out
-            // changes nothing else). The others go in id order.
+            // changes nothing else). The others go in port order.
             let ports = router.port_count();
             let draw_ports = port_order[ri]
                 && router.backlog().iter().map(|w| w.count_ones()).sum::<u32>() > 1;
-            let po = if draw_ports {
-                SlotOrder::from_draw(order::draw(seed, t, PORT_ORDER + router_ids[ri] as u64), ports)
-            } else {
-                SlotOrder { start: 0, down: false }
-            };
             let mut v = PortSends {
                 router,
                 wires,
@@ -502,6 +497,8 @@ impl<R: Router> Partition<R> {
                 sent: 0,
             };
             if draw_ports {
+                let group = PORT_ORDER + router_ids[ri] as u64;
+                let po = SlotOrder::from_draw(order::draw(seed, t, group), ports);
                 visit_bits(&mut v, ports, po.start, po.down);
             } else {
                 order::visit_up(&mut v, ports.div_ceil(64));

@@ -520,7 +520,14 @@ fn only_switches_with_parallel_links_order_their_ports() {
         .map(|s| partition::has_parallel_links(&s.ports))
         .collect();
     assert_eq!(parallel, vec![true, true, false]);
-    for t in [line_of_three(), Topology::fat_tree(4, LINK).expect("fat tree")] {
-        assert!(t.switches.iter().all(|s| !partition::has_parallel_links(&s.ports)));
+    for t in [
+        line_of_three(),
+        Topology::fat_tree(4, LINK).expect("fat tree"),
+    ] {
+        assert!(
+            t.switches
+                .iter()
+                .all(|s| !partition::has_parallel_links(&s.ports))
+        );
     }
 }
