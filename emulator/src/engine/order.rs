@@ -1,8 +1,10 @@
-//! The order in which a slot's senders go. Endpoints (and routers, and each
-//! router's ports) that send in the same slot reach a shared port in the
-//! order they sent in, and at a full port the first one takes the last free
-//! place. So each slot draws a start and a direction (up or down) from the
-//! run's seed and the slot: over many slots, of any two senders each goes
+//! The order in which a slot's senders go. Endpoints (and routers, and the
+//! ports of a router with parallel links) that send in the same slot reach a
+//! shared port in the order they sent in, and at a full port the first one
+//! takes the last free place. So each slot draws an order from the run's
+//! seed and the slot: endpoints go in ascending (id XOR the draw)
+//! (`visit_xor`), routers and ports from a drawn start in a drawn direction
+//! (`SlotOrder`). Either way, over many slots, of any two senders each goes
 //! first half of the time, and a run repeats exactly.
 //!
 //! The draw is over global ids (all endpoints, all switches of the network),
