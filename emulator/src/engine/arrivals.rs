@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rand::RngCore;
 
-use super::partition::{Partition, PartitionStats};
+use super::partition::{Partition, PartitionStats, mark_ready};
 use super::placement::Placement;
 use crate::endpoint::EndpointState;
 use crate::endpoint::sizes::packets_for;
@@ -156,7 +156,7 @@ impl<R: Router> Partition<R> {
         let li = self.shared.placement.endpoint_local[ack.flow as usize % n] as usize;
         let fi = self.endpoints[li].opened[ack.flow as usize / n] as usize;
         let f = &mut self.flows[fi];
-        Self::mark_ready(&mut self.ep_ready, ack.flow as usize % n);
+        mark_ready(&mut self.ep_ready, ack.flow as usize % n);
         let info = Ack {
             cum: ack.seq,
             sacked: ack
@@ -209,7 +209,7 @@ impl<R: Router> Partition<R> {
         self.endpoints[li]
             .active
             .push((self.flows.len() - 1) as u32);
-        Self::mark_ready(&mut self.ep_ready, a.src as usize);
+        mark_ready(&mut self.ep_ready, a.src as usize);
     }
 
     pub(super) fn start_flows(&mut self, t: Slot) {
@@ -296,7 +296,7 @@ impl<R: Router> Partition<R> {
                 };
                 Self::send_open_loop(ep, s, &mut self.stats, dst, t);
             }
-            Self::mark_ready(&mut self.ep_ready, s.src as usize);
+            mark_ready(&mut self.ep_ready, s.src as usize);
             let next = slot_at_or_after(s.next).max(t + 1);
             self.arrivals.stream_due[k] = next;
             self.arrivals.stream_wheel[(next & STREAM_WHEEL_MASK) as usize].push(k as u32);
@@ -366,7 +366,7 @@ impl<R: Router> Partition<R> {
                 };
                 Self::send_open_loop(ep, s, &mut self.stats, dst, t);
             }
-            Self::mark_ready(&mut self.ep_ready, s.src as usize);
+            mark_ready(&mut self.ep_ready, s.src as usize);
         }
     }
 }

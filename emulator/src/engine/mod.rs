@@ -30,5 +30,5 @@ mod tests;
 
 pub use arrivals::{Arrivals, STREAM_FLOW_BIT};
 pub use exchange::{Outbox, PackedTarget, Target, Transfer};
-pub use partition::{HostIo, Partition, PartitionStats, QueueSample, Shared};
+pub use partition::{HostIo, Partition, PartitionStats, QueueSample, Shared, mark_ready};
 pub use placement::{NO_ROUTER, Placement};

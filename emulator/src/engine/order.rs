@@ -141,7 +141,9 @@ pub(super) fn visit_bits<V: BitVisit>(v: &mut V, n: usize, first: usize, down: b
     }
 }
 
-/// Visit the set bits of `v`'s bitmap of `words` words in ascending order.
+/// Visit the set bits of `v`'s bitmap of `words` words in ascending order:
+/// what `visit_bits` from 0 going up visits, as the plain scan the routers'
+/// ports take every slot (measured cheaper than the general visit there).
 #[inline(always)]
 pub(super) fn visit_up<V: BitVisit>(v: &mut V, words: usize) {
     for wi in 0..words {
@@ -249,18 +251,19 @@ mod tests {
 
     /// Over `slots` slots, the largest deviation from one half of the share
     /// of slots in which one of two endpoints goes before the other, over
-    /// all pairs of `n`.
-    fn worst_pair_share(n: usize, slots: u64, order: impl Fn(Slot) -> SlotOrder) -> f64 {
-        let ids: Vec<u32> = (0..n as u32).collect();
+    /// all pairs of `n`; `order(t)` is slot t's order of the ids 0..n.
+    fn worst_pair_share(n: usize, slots: u64, order: impl Fn(Slot) -> Vec<usize>) -> f64 {
         // before[a][b]: slots in which a went before b.
         let mut before = vec![vec![0u64; n]; n];
         let mut pos = vec![0usize; n];
         for t in 0..slots {
-            for (k, &e) in local_order(&ids, n, order(t)).iter().enumerate() {
-                pos[e as usize] = k;
+            let o = order(t);
+            assert_eq!(o.len(), n, "slot {t}: not every endpoint went");
+            for (k, &e) in o.iter().enumerate() {
+                pos[e] = k;
             }
             for a in 0..n {
-                for b in 0..n {
+                for b in a + 1..n {
                     before[a][b] += (pos[a] < pos[b]) as u64;
                 }
             }
@@ -274,6 +277,12 @@ mod tests {
         worst
     }
 
+    /// Slot order `o` over all of 0..n (every one ready).
+    fn all_in(n: usize, o: SlotOrder) -> Vec<usize> {
+        let ids: Vec<u32> = (0..n as u32).collect();
+        local_order(&ids, n, o).into_iter().map(|i| i as usize).collect()
+    }
+
     /// Of every pair of the accuracy experiment's 36 endpoints, each goes
     /// first in half of the slots (within 0.03 over 20,000 slots: the
     /// share's standard deviation is 0.0035); with the old rotation, servers
@@ -282,13 +291,15 @@ mod tests {
     fn every_pair_goes_first_half_of_the_time() {
         let (n, slots) = (36, 20_000);
         for seed in [1u64, 2, 0xDEAD_BEEF] {
-            let worst = worst_pair_share(n, slots, |t| SlotOrder::from_draw(draw(seed, t, 0), n));
+            let worst = worst_pair_share(n, slots, |t| {
+                all_in(n, SlotOrder::from_draw(draw(seed, t, 0), n))
+            });
             assert!(
                 worst < 0.03,
                 "seed {seed}: a pair's share is off by {worst}"
             );
         }
-        let old = worst_pair_share(n, slots, |t| rotation(t, n));
+        let old = worst_pair_share(n, slots, |t| all_in(n, rotation(t, n)));
         assert!(old > 0.4, "the old rotation was fair?: {old}");
     }
 
@@ -392,31 +403,10 @@ mod tests {
             for i in 0..n {
                 words[i >> 6] |= 1 << (i & 63);
             }
+            let tol = if n == 36 { 0.03 } else { 0.04 };
             for seed in [1u64, 2, 0xDEAD_BEEF] {
-                let mut before = vec![vec![0u64; n]; n];
-                let mut pos = vec![0usize; n];
-                for t in 0..slots {
-                    let order = xor_order(&words, draw(seed, t, 0));
-                    assert_eq!(order.len(), n);
-                    for (k, &e) in order.iter().enumerate() {
-                        pos[e] = k;
-                    }
-                    for a in 0..n {
-                        for b in a + 1..n {
-                            before[a][b] += (pos[a] < pos[b]) as u64;
-                        }
-                    }
-                }
-                let tol = if n == 36 { 0.03 } else { 0.04 };
-                for a in 0..n {
-                    for b in a + 1..n {
-                        let share = before[a][b] as f64 / slots as f64;
-                        assert!(
-                            (share - 0.5).abs() < tol,
-                            "n {n} seed {seed}: {a} before {b} in {share}"
-                        );
-                    }
-                }
+                let worst = worst_pair_share(n, slots, |t| xor_order(&words, draw(seed, t, 0)));
+                assert!(worst < tol, "n {n} seed {seed}: a pair's share is off by {worst}");
             }
         }
     }

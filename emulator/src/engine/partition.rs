@@ -430,11 +430,6 @@ impl<R: Router> Partition<R> {
         }
     }
 
-    /// Marks endpoint `g` (a global endpoint id) ready to send.
-    #[inline]
-    pub(super) fn mark_ready(ready: &mut [u64], g: usize) {
-        ready[g >> 6] |= 1 << (g & 63);
-    }
 
     #[inline(never)]
     fn routers_transmit(&mut self, t: Slot) {
@@ -715,7 +710,7 @@ impl<R: Router> Partition<R> {
         for ep in &self.endpoints {
             for &fi in &ep.active {
                 if self.flows[fi as usize].check_timeout(t, &self.shared.transport) {
-                    Self::mark_ready(&mut self.ep_ready, ep.id as usize);
+                    mark_ready(&mut self.ep_ready, ep.id as usize);
                 }
             }
         }
@@ -752,6 +747,13 @@ impl<R: Router> Partition<R> {
     pub fn occupancy(&self, router: usize, port: PortId) -> u32 {
         self.routers[router].occupancy(port)
     }
+}
+
+/// Marks endpoint `g` (a global endpoint id) ready to send in a partition's
+/// ready bitmap (bit g of word g / 64; `Partition::ep_ready`).
+#[inline]
+pub fn mark_ready(ready: &mut [u64], g: usize) {
+    ready[g >> 6] |= 1 << (g & 63);
 }
 
 /// Whether two of a switch's ports lead to the same switch (parallel links).

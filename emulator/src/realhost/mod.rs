@@ -299,8 +299,7 @@ impl Intake<'_> {
             hops: 0,
             data: [0; 8],
         });
-        // Indexed by global endpoint id (`engine::order`).
-        ready[self.src as usize >> 6] |= 1 << (self.src as usize & 63);
+        crate::engine::mark_ready(ready, self.src as usize);
         c.frames_in += 1;
         c.bytes_in += (f.data.len() - ETH_HEADER) as u64;
         c.class_in[(info.class() as usize).min(CLASSES - 1)] += 1;
