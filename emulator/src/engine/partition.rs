@@ -122,8 +122,6 @@ pub struct Partition<R> {
     /// that every partition visits its endpoints in the slot's global order
     /// (`engine::order::visit_xor`).
     pub(super) ep_ready: Vec<u64>,
-    /// Local index of each global endpoint id this partition holds.
-    ep_local: Vec<u32>,
     /// The same over global switch ids, for local routers.
     router_below: Vec<u32>,
     /// Per local router: whether two of its ports lead to the same switch
@@ -293,7 +291,6 @@ impl<R: Router> Partition<R> {
             max_delay = max_delay.max(ep.link.latency_slots as u64);
         }
         let ep_words = topo.endpoints.len().div_ceil(64);
-        let ep_local = pl.endpoint_local.clone();
         // Local routers are in global id order.
         let router_below = order::below_table(&router_ids, topo.switches.len());
         let horizon = (max_delay + 1).next_power_of_two().max(2);
@@ -326,7 +323,6 @@ impl<R: Router> Partition<R> {
             wires,
             endpoints,
             ep_ready: vec![0; ep_words],
-            ep_local,
             router_below,
             port_order,
             ep_wires,
@@ -782,9 +778,8 @@ impl<R: Router> BitVisit for EndpointSends<'_, R> {
     }
     #[inline(always)]
     fn visit(&mut self, g: usize) {
-        // SAFETY: only this partition's endpoints are marked ready, and
-        // `ep_local` has an entry for every global endpoint id.
-        let i = unsafe { *self.p.ep_local.get_unchecked(g) } as usize;
+        // Only this partition's endpoints are marked ready: their local index.
+        let i = self.p.shared.placement.endpoint_local[g] as usize;
         self.p.endpoint_transmit(i, self.t);
     }
 }
