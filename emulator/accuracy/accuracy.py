@@ -41,8 +41,10 @@ BUFFER = 1024
 K = 65
 MIN_RTO_US = 10000.0
 # The reference's host jitter (fct_ref --hostJitterNs), uniform [0, J) ns a packet, by
-# scheme: DropTail's full ports need it (docs/emulator.md, discrepancy 11); DCTCP keeps none.
-HOST_JITTER_NS = {"droptail": 50.0, "dctcp": 0.0}
+# scheme: DropTail's full ports need it (docs/emulator.md, discrepancies 11 and 12); DCTCP keeps
+# none. Centred: the host link's delay shortened by J / 2, so a packet's mean delay is the link's.
+HOST_JITTER_NS = {"droptail": 600.0, "dctcp": 0.0}
+HOST_JITTER_MODE = "centred"
 SMALL, LARGE = 100_000, 10_000_000
 NS3_MODULES = "ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control"
 
@@ -188,32 +190,33 @@ def build_ns3(out_dir):
     return exe
 
 
-def ns3_args(scheme, seed, host_jitter_ns):
+def ns3_args(scheme, seed, host_jitter_ns, centred=False):
     """fct_ref's arguments besides its files: part of what makes a result reusable."""
     return [f"--scheme={scheme}", f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
             f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}", "--limitS=100",
-            f"--hostJitterNs={host_jitter_ns:g}", f"--seed={seed}"]
+            f"--hostJitterNs={host_jitter_ns:g}", f"--seed={seed}"] + (["--hostJitterCentred=1"] if centred else [])
 
 
-def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns):
+def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns, centred=False):
     out = os.path.join(workdir, "ns3.csv")
-    args = ns3_args(scheme, seed, host_jitter_ns)
+    args = ns3_args(scheme, seed, host_jitter_ns, centred)
     inputs = open(flows_csv).read() + " ".join(args)
     stamp = os.path.join(workdir, "ns3.inputs")
     fresh = (os.path.exists(out) and os.path.getmtime(out) > os.path.getmtime(exe)
              and os.path.exists(stamp) and open(stamp).read() == inputs)
     if not fresh:
-        run_ns3_fresh(exe, flows_csv, scheme, out, seed, host_jitter_ns)
+        run_ns3_fresh(exe, flows_csv, scheme, out, seed, host_jitter_ns, centred)
         with open(stamp, "w") as f:
             f.write(inputs)
     return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
             for r in csv.DictReader(open(out))}
 
 
-def run_ns3_fresh(exe, flows_csv, scheme, out, seed=1, host_jitter_ns=None):
-    """Runs the reference (the scheme's default host jitter unless given)."""
+def run_ns3_fresh(exe, flows_csv, scheme, out, seed=1, host_jitter_ns=None, centred=None):
+    """Runs the reference (the scheme's default host jitter and mode unless given)."""
     j = HOST_JITTER_NS[scheme] if host_jitter_ns is None else host_jitter_ns
-    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}"] + ns3_args(scheme, seed, j), check=True,
+    centred = HOST_JITTER_MODE == "centred" if centred is None else centred
+    subprocess.run([exe, f"--flows={flows_csv}", f"--out={out}"] + ns3_args(scheme, seed, j, centred), check=True,
                    stderr=subprocess.DEVNULL)
 
 
@@ -301,6 +304,10 @@ def main():
                     help="reference only: random delay uniform [0, J) ns on every packet a host sends, seeded "
                          "from the run's seed; J for every scheme, or SCHEME=J,... (0: none; default %(default)s; "
                          "docs/emulator.md, discrepancy 11)")
+    ap.add_argument("--host-jitter-mode", choices=("centred", "added"), default=HOST_JITTER_MODE,
+                    help="reference only: centred shortens the host link's delay by J / 2, so the jitter keeps "
+                         "the link's mean delay (J up to twice the link delay); added only adds it "
+                         "(default %(default)s)")
     a = ap.parse_args()
     try:
         loads = [float(x) for x in a.loads.split(",")]
@@ -312,6 +319,9 @@ def main():
     jitter = parse_jitter(a.host_jitter_ns)
     if jitter is None:
         ap.error("--host-jitter-ns: J or SCHEME=J,... with schemes droptail|dctcp and J in [0, 1e6)")
+    centred = a.host_jitter_mode == "centred"
+    if centred and max(jitter.values()) > 2 * DELAY_US * 1000:
+        ap.error(f"--host-jitter-mode centred: J at most {2 * DELAY_US * 1000:g} ns (twice the link delay)")
     if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
         ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
     if not os.path.exists(a.emu):
@@ -342,7 +352,8 @@ def main():
         if side == "emu":
             r = run_emu(a.emu, fc, "droptail" if key[2] == "idle" else scheme, d, seed)
         else:
-            r = run_ns3(exe, fc, "droptail" if key[2] == "idle" else scheme, d, seed, jitter[scheme])
+            r = run_ns3(exe, fc, "droptail" if key[2] == "idle" else scheme, d, seed, jitter[scheme],
+                        centred)
         log(f"{side} seed {key[0]} {key[1]} load {key[2]}: {time.time() - t0:.0f} s, "
             f"{sum(v is not None for v in r.values())}/{len(r)} flows done")
         return key, side, r
@@ -411,7 +422,7 @@ def main():
               f"[{100 * r['diff_lo']:+6.1f}%,{100 * r['diff_hi']:+6.1f}%] {r['ref_p99']:8.2f} {r['emu_p99']:8.2f} "
               f"{100 * r['p99_diff']:+6.1f}%")
     with open(os.path.join(a.out, "accuracy.json"), "w") as f:
-        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, host_jitter_ns=jitter,
+        json.dump(dict(seeds=seeds, flows=a.flows, loads=loads, schemes=schemes, host_jitter_ns=jitter, host_jitter_mode=a.host_jitter_mode,
                        rows=rows, seed_rows=seed_rows), f, indent=1)
     if a.plot:
         plot(points, schemes, loads, os.path.join(a.out, "fct_vs_size.png"))

@@ -5,7 +5,7 @@
 // Build: g++ -O2 -std=c++17 fct_ref.cc $(pkg-config --cflags --libs ns3-...) -o fct_ref
 // Run:   fct_ref --flows=flows.csv --out=fct.csv --scheme=droptail|dctcp
 //        [--hosts=36] [--gbps=10] [--delayUs=1.2] [--buffer=1024] [--k=65]
-//        [--hostJitterNs=0 --seed=1]
+//        [--hostJitterNs=0 [--hostJitterCentred=1] --seed=1]
 //
 // flows.csv: id,src,dst,bytes,start_us (endpoint ids 0..hosts-1).
 // fct.csv:   id,src,dst,bytes,start_us,rx_fct_us,retransmits,timeouts,recoveries
@@ -100,10 +100,13 @@ class HostJitterChannel : public PointToPointChannel
         return tid;
     }
 
-    void Configure(Ptr<PointToPointNetDevice> host, Time jitter, uint64_t seed)
+    // centred: the delay is shortened by J / 2, so a packet's mean delay is the link's
+    // (J <= 2 x delay); otherwise the jitter only adds, J / 2 on average.
+    void Configure(Ptr<PointToPointNetDevice> host, Time jitter, bool centred, uint64_t seed)
     {
         m_host = host;
         m_jitterNs = jitter.GetNanoSeconds();
+        m_shiftNs = centred ? m_jitterNs / 2 : 0;
         m_rng.seed(seed);
     }
 
@@ -116,7 +119,7 @@ class HostJitterChannel : public PointToPointChannel
         Ptr<PointToPointNetDevice> dst =
             GetPointToPointDevice(0) == src ? GetPointToPointDevice(1) : GetPointToPointDevice(0);
         int64_t extra = std::uniform_int_distribution<int64_t>(0, m_jitterNs - 1)(m_rng);
-        Time at = Simulator::Now() + txTime + GetDelay() + NanoSeconds(extra);
+        Time at = Simulator::Now() + txTime + GetDelay() + NanoSeconds(extra - m_shiftNs);
         if (at < m_lastArrival)
         {
             at = m_lastArrival; // same-time events run in the order scheduled
@@ -130,6 +133,7 @@ class HostJitterChannel : public PointToPointChannel
   private:
     Ptr<PointToPointNetDevice> m_host;
     int64_t m_jitterNs = 0;
+    int64_t m_shiftNs = 0;
     Time m_lastArrival;
     std::mt19937_64 m_rng;
 };
@@ -381,6 +385,7 @@ main(int argc, char* argv[])
     uint32_t hosts = 36, buffer = 1024, k = 65, initCwnd = 10;
     double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60, hostJitterNs = 0;
     uint32_t seed = 1;
+    bool hostJitterCentred = false;
     CommandLine cmd;
     cmd.AddValue("flows", "flows CSV (id,src,dst,bytes,start_us)", flowsFile);
     cmd.AddValue("out", "output CSV", outFile);
@@ -399,6 +404,9 @@ main(int argc, char* argv[])
     cmd.AddValue("hostJitterNs",
                  "random delay uniform [0, J) ns on every packet a host sends, order kept (0: none)",
                  hostJitterNs);
+    cmd.AddValue("hostJitterCentred",
+                 "the host link's delay shortened by J / 2, so the jitter keeps its mean delay (J <= 2 x delay)",
+                 hostJitterCentred);
     cmd.AddValue("seed", "seed of the host jitter", seed);
     cmd.AddValue("trace", "write every cwnd change here (time_us,flow,cwnd in segments)", traceFile);
     cmd.AddValue("queueTrace", "write switch port occupancies here (time_us,port,packets)", queueTraceFile);
@@ -408,6 +416,11 @@ main(int argc, char* argv[])
         !(hostJitterNs >= 0 && hostJitterNs < 1e6))
     {
         std::cerr << "fct_ref: need --flows, --out, --scheme=droptail|dctcp and --hostJitterNs in [0, 1e6)\n";
+        return 2;
+    }
+    if (hostJitterCentred && hostJitterNs > 2 * delayUs * 1000)
+    {
+        std::cerr << "fct_ref: --hostJitterCentred needs --hostJitterNs <= 2 x --delayUs\n";
         return 2;
     }
 
@@ -551,7 +564,8 @@ main(int argc, char* argv[])
             Ptr<HostJitterChannel> ch = CreateObject<HostJitterChannel>();
             ch->SetAttribute("Delay", TimeValue(NanoSeconds((uint64_t)(delayUs * 1000))));
             Ptr<PointToPointNetDevice> hostDev = DynamicCast<PointToPointNetDevice>(d.Get(0));
-            ch->Configure(hostDev, NanoSeconds((int64_t)hostJitterNs), (uint64_t)seed * 1000003 + h);
+            ch->Configure(hostDev, NanoSeconds((int64_t)hostJitterNs), hostJitterCentred,
+                          (uint64_t)seed * 1000003 + h);
             hostDev->Attach(ch);
             DynamicCast<PointToPointNetDevice>(d.Get(1))->Attach(ch);
         }

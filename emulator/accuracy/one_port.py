@@ -39,6 +39,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(A.ROOT, "target", "micro"))
     ap.add_argument("--host-jitter-ns", type=float, default=None,
                     help="reference's host jitter, ns (fct_ref --hostJitterNs; default: accuracy.py's for the scheme)")
+    ap.add_argument("--host-jitter-mode", choices=("centred", "added"), default=A.HOST_JITTER_MODE,
+                    help="centred: the reference's host link delay shortened by J / 2 (fct_ref "
+                         "--hostJitterCentred); added: not (default %(default)s)")
     ap.add_argument("--seed", type=int, default=1,
                     help="the run's seed on both sides: the reference's host jitter, the emulator's send order")
     ap.add_argument("--emu", default=os.path.join(A.ROOT, "target", "release", "planck-emu"))
@@ -50,6 +53,8 @@ def main():
     jitter = A.HOST_JITTER_NS[a.scheme] if a.host_jitter_ns is None else a.host_jitter_ns
     if not 0 <= jitter < 1e6:
         ap.error("--host-jitter-ns in [0, 1e6)")
+    if a.host_jitter_mode == "centred" and jitter > 2 * A.DELAY_US * 1000:
+        ap.error(f"--host-jitter-mode centred: J at most {2 * A.DELAY_US * 1000:g} ns (twice the link delay)")
     d = os.path.join(a.out, a.name)
     os.makedirs(d, exist_ok=True)
     exe = A.build_ns3(a.out)
@@ -62,7 +67,7 @@ def main():
     emu = list(csv.DictReader(open(os.path.join(d, "emu", "flows.csv"))))
     out = os.path.join(d, "ns3.csv")
     subprocess.run([exe, f"--flows={fc}", f"--out={out}", f"--trace={os.path.join(d, 'ns3_cwnd.csv')}"]
-                   + A.ns3_args(a.scheme, a.seed, jitter), check=True, stderr=subprocess.DEVNULL)
+                   + A.ns3_args(a.scheme, a.seed, jitter, a.host_jitter_mode == "centred"), check=True, stderr=subprocess.DEVNULL)
     ref = {int(r["id"]): r for r in csv.DictReader(open(out))}
     for i, (src, pkts, start) in enumerate(a.flows):
         r = ref[i]
