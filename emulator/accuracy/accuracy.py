@@ -40,6 +40,9 @@ ACK_DELAY_SLOTS = 2     # ns-3: 40-byte ACKs back over two links: 2 x 1.23 us
 BUFFER = 1024
 K = 65
 MIN_RTO_US = 10000.0
+# The reference's 4 MB receive buffers (fct_ref), in packets: TCP sends no new data beyond
+# the cumulative ACK + the receiver's window, which matters when a lost packet holds it.
+RCV_WND_PKTS = (4 << 20) // PAYLOAD
 # The reference's host jitter (fct_ref --hostJitterNs), uniform [0, J) ns a packet, by
 # scheme: DropTail's full ports need it (docs/emulator.md, discrepancies 11 and 12); DCTCP keeps
 # none. Centred: the host link's delay shortened by J / 2, so a packet's mean delay is the link's.
@@ -133,6 +136,7 @@ host_link = {{ gbps = {GBPS}, buffer_pkts = {BUFFER}, latency_slots = {LATENCY_S
 [transport]
 kind = "{tr}"
 init_cwnd = 10
+rcv_wnd_pkts = {RCV_WND_PKTS}
 min_rto_us = {MIN_RTO_US}
 sack = true
 delayed_ack = false

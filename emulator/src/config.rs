@@ -261,6 +261,10 @@ pub struct TransportConfig {
     pub kind: TransportKind,
     pub init_cwnd: u32,
     pub max_cwnd: u32,
+    /// The receiver's window, packets: a sender puts no new data beyond its
+    /// cumulative ACK + this (TCP's flow control), and a receiver holds at most
+    /// `REASSEMBLY_PACKETS` out of order, the default.
+    pub rcv_wnd_pkts: u32,
     /// Floor of the retransmission timeout (RFC 6298 (2.4)), microseconds;
     /// also the timer before the first RTT sample, and pFabric's fixed timer.
     pub min_rto_us: f64,
@@ -311,6 +315,7 @@ impl Default for TransportConfig {
             kind: TransportKind::Tcp,
             init_cwnd: 10,
             max_cwnd: 10_000,
+            rcv_wnd_pkts: crate::endpoint::receiver::REASSEMBLY_PACKETS as u32,
             min_rto_us: 10_000.0,
             max_rto_us: 1_000_000.0,
             sack: true,
@@ -615,6 +620,13 @@ impl Config {
             || t.ack_delay_slots == 0
         {
             return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, 0 < min_rto_us <= max_rto_us, delayed_ack_us > 0, ack_delay_slots >= 1".into());
+        }
+        if t.rcv_wnd_pkts == 0 || t.rcv_wnd_pkts as usize > crate::endpoint::receiver::REASSEMBLY_PACKETS {
+            return bad(format!(
+                "transport.rcv_wnd_pkts must be in 1..={} (what a receiver holds out of order), got {}",
+                crate::endpoint::receiver::REASSEMBLY_PACKETS,
+                t.rcv_wnd_pkts
+            ));
         }
         if !(t.dctcp_g > 0.0 && t.dctcp_g <= 1.0) {
             return bad("transport.dctcp_g must be in (0, 1]".into());

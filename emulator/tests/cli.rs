@@ -51,6 +51,11 @@ fn bad_configs_exit_nonzero_with_one_line() {
         "min_th < max_th",
     );
     rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[transport]\nrcv_wnd_pkts = 5000\n",
+        "c2.toml",
+        "rcv_wnd_pkts must be in 1..=4096",
+    );
+    rejects(
         "[topology]\nkind = \"fat_tree\"\nk = 3\n",
         "d.toml",
         "k must be even",

@@ -117,6 +117,8 @@ pub struct FlowSender {
     pub high_seq: u32,
     pub cwnd: f64,
     pub ssthresh: f64,
+    /// The receiver's window, packets (`rcv_wnd_pkts`).
+    rcv_wnd: u32,
     dupacks: u32,
     /// Slot the retransmission timer was (re)started.
     timer_start: Slot,
@@ -197,6 +199,7 @@ impl FlowSender {
             high_seq: 0,
             cwnd: cfg.init_cwnd as f64,
             ssthresh: cfg.max_cwnd as f64,
+            rcv_wnd: cfg.rcv_wnd_pkts.max(1),
             dupacks: 0,
             timer_start: start,
             consecutive_timeouts: 0,
@@ -295,13 +298,21 @@ impl FlowSender {
                 }
                 s += 1;
             }
-            return open && (self.next_seq < self.size || self.rescue().is_some());
+            return open && (self.new_data_allowed() || self.rescue().is_some());
         }
-        if self.next_seq < self.size {
+        if self.new_data_allowed() {
             return ((self.next_seq - self.acked) as f64) < wnd;
         }
         // Recovery whose holes are all repaired: rule 3 may still resend.
         self.rescue().is_some() && (self.pipe() as f64) < wnd
+    }
+
+    /// Unsent data within the receiver's window (TCP flow control: nothing
+    /// beyond the cumulative ACK + `rcv_wnd_pkts`, which a receiver stuck on a
+    /// lost packet could not hold).
+    #[inline]
+    fn new_data_allowed(&self) -> bool {
+        self.next_seq < self.size && self.next_seq < self.acked.saturating_add(self.rcv_wnd)
     }
 
     /// Remaining packets (pFabric priority).

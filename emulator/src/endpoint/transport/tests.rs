@@ -643,3 +643,37 @@ fn a_tail_loss_is_resent_within_the_recovery_of_an_earlier_hole() {
     let g = run_lossy(6, &[5], &c, 20, 100_000);
     assert_eq!((g.timeouts, g.retransmits), (1, 1));
 }
+
+/// TCP flow control: with the head lost and everything after it SACKed, a
+/// sender puts no new data beyond the cumulative ACK + the receiver's window,
+/// however large cwnd is; the window opens again with the cumulative ACK.
+#[test]
+fn new_data_stays_within_the_receive_window() {
+    let c = TransportConfig {
+        init_cwnd: 64,
+        rcv_wnd_pkts: 16,
+        ..cfg(TransportKind::Tcp)
+    };
+    let mut f = FlowSender::new(1, 0, 1, 1000, 0, 0, &c);
+    let mut sent = Vec::new();
+    while f.can_send() {
+        sent.push(f.take_seq(0));
+    }
+    assert_eq!(sent, (0..16).collect::<Vec<u32>>(), "a window of 64 but a receive window of 16");
+    // Packet 0 lost; 1..16 SACKed: the recovery resends 0 and sends nothing new.
+    for s in 1..16 {
+        f.on_ack(Ack { cum: 0, sacked: Some(s), ece: false }, 10 + s as u64, &c);
+    }
+    let mut again = Vec::new();
+    while f.can_send() {
+        again.push(f.take_seq(30));
+    }
+    assert_eq!(again, vec![0], "only the lost head goes out while the receiver waits for it");
+    // The head arrives: the window slides to 16..32.
+    f.on_ack(Ack::cumulative(16, false), 40, &c);
+    let mut more = Vec::new();
+    while f.can_send() {
+        more.push(f.take_seq(41));
+    }
+    assert!(!more.is_empty() && more.iter().all(|&s| (16..32).contains(&s)), "{more:?}");
+}
