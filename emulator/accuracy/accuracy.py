@@ -194,6 +194,14 @@ def build_ns3(out_dir):
     return exe
 
 
+def centred_jitter_error(jitter_ns):
+    """Why a host jitter cannot be centred on the link's delay (J up to twice it), or None."""
+    limit = 2 * DELAY_US * 1000
+    if jitter_ns > limit:
+        return f"--host-jitter-mode centred: J at most {limit:g} ns (twice the link delay)"
+    return None
+
+
 def ns3_args(scheme, seed, host_jitter_ns, centred=False):
     """fct_ref's arguments besides its files: part of what makes a result reusable."""
     return [f"--scheme={scheme}", f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
@@ -324,8 +332,8 @@ def main():
     if jitter is None:
         ap.error("--host-jitter-ns: J or SCHEME=J,... with schemes droptail|dctcp and J in [0, 1e6)")
     centred = a.host_jitter_mode == "centred"
-    if centred and max(jitter.values()) > 2 * DELAY_US * 1000:
-        ap.error(f"--host-jitter-mode centred: J at most {2 * DELAY_US * 1000:g} ns (twice the link delay)")
+    if centred and centred_jitter_error(max(jitter.values())):
+        ap.error(centred_jitter_error(max(jitter.values())))
     if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
         ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
     if not os.path.exists(a.emu):

@@ -53,8 +53,8 @@ def main():
     jitter = A.HOST_JITTER_NS[a.scheme] if a.host_jitter_ns is None else a.host_jitter_ns
     if not 0 <= jitter < 1e6:
         ap.error("--host-jitter-ns in [0, 1e6)")
-    if a.host_jitter_mode == "centred" and jitter > 2 * A.DELAY_US * 1000:
-        ap.error(f"--host-jitter-mode centred: J at most {2 * A.DELAY_US * 1000:g} ns (twice the link delay)")
+    if a.host_jitter_mode == "centred" and A.centred_jitter_error(jitter):
+        ap.error(A.centred_jitter_error(jitter))
     d = os.path.join(a.out, a.name)
     os.makedirs(d, exist_ok=True)
     exe = A.build_ns3(a.out)

@@ -40,20 +40,19 @@ def runs(out):
     return found
 
 
-def rows_of(d, size_bin):
-    """Per flow of one bin in one run: (normalised ref, normalised emu, ref timed out, emu timed out)."""
+def rows_of(d):
+    """Per flow of one run, by size bin: (normalised ref, normalised emu, ref timed out, emu timed out)."""
     flows, ref, emu = F.load(d)
     _, iref, iemu = F.load(os.path.join(os.path.dirname(d), "idle"))
-    out = []
+    out = {"small": [], "medium": [], "large": []}
     for f in flows:
-        if A.size_bin(int(f["bytes"])) != size_bin:
-            continue
         i = int(f["id"])
         if not (ref[i]["rx_fct_us"] and emu[i]["rx_fct_us"]):
             continue
-        out.append((float(ref[i]["rx_fct_us"]) / float(iref[i]["rx_fct_us"]),
-                    float(emu[i]["rx_fct_us"]) / float(iemu[i]["rx_fct_us"]),
-                    int(ref[i]["timeouts"]) > 0, int(emu[i]["timeouts"]) > 0))
+        out[A.size_bin(int(f["bytes"]))].append(
+            (float(ref[i]["rx_fct_us"]) / float(iref[i]["rx_fct_us"]),
+             float(emu[i]["rx_fct_us"]) / float(iemu[i]["rx_fct_us"]),
+             int(ref[i]["timeouts"]) > 0, int(emu[i]["timeouts"]) > 0))
     return out
 
 
@@ -69,8 +68,9 @@ def main():
     print(f"{'scheme':9} {'load':>4} {'bin':6} {'seeds':>5} {'n':>5} {'TO ref':>6} {'TO emu':>6} {'both':>4} | "
           f"{'n no TO':>7} {'ref mean':>8} {'emu mean':>8} {'diff':>7} {'diff 95% interval':>17}")
     for (scheme, load), dirs in sorted(found.items()):
+        by_bin = [rows_of(d) for d in dirs]
         for b in ("small", "medium", "large"):
-            rows = [r for d in dirs for r in rows_of(d, b)]
+            rows = [r for run in by_bin for r in run[b]]
             if not rows:
                 continue
             clean = [(r[0], r[1]) for r in rows if not r[2] and not r[3]]

@@ -426,7 +426,6 @@ impl<R: Router> Partition<R> {
         }
     }
 
-
     #[inline(never)]
     fn routers_transmit(&mut self, t: Slot) {
         let base = self.shared.base_rate;
