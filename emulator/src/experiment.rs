@@ -112,6 +112,12 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
         // Apart from the seeds the workload and the schemes draw from.
         order_seed: e.seed ^ 0x5EED_0F0D_E12E_55A1,
+        frame_bytes: match &cfg.real_hosts {
+            Some(r) if r.frame_time == crate::realhost::FrameTime::Length => {
+                e.mtu_bytes + crate::realhost::frame::ETH_HEADER as u32
+            }
+            _ => 0,
+        },
         placement: pl,
     });
     Ok(Setup {

@@ -26,6 +26,13 @@ pub const DELAYED: u8 = 1 << 6;
 /// ACK carries a SACK block: the triggering packet's sequence in `data[0..4]`.
 pub const SACK: u8 = 1 << 7;
 
+/// Where a real host's frame carries its length (`data[WIRE_LEN..WIRE_LEN + 2]`,
+/// little-endian bytes; 0 means one MTU) for links that price frames by length
+/// (`real_hosts.frame_time = "length"`, `engine::Shared::frame_bytes`). Only
+/// real hosts' frames set it, and a run that prices by length has no scheme
+/// or transport that writes those bytes (PINT, HPCC): checked at validation.
+pub const WIRE_LEN: usize = 6;
+
 /// One abstract packet (32 bytes, 8-aligned so copies are whole words). `src`/`dst` plus `flow` and `seq` are enough
 /// for the lab fabric to derive real addresses and TCP sequence numbers
 /// (`seq * payload_bytes`).
@@ -47,7 +54,8 @@ pub struct Packet {
     pub flags: u8,
     /// Hops taken so far (guards against routing loops in custom topologies).
     pub hops: u8,
-    /// Scheme-defined bytes; the emulator never interprets them.
+    /// Scheme-defined bytes; the emulator interprets none of them, except a
+    /// real host's frame length at `WIRE_LEN` when links price by length.
     pub data: [u8; 8],
 }
 
@@ -55,6 +63,12 @@ impl Packet {
     #[inline]
     pub fn has(&self, flag: u8) -> bool {
         self.flags & flag != 0
+    }
+    /// The frame length a real host's frame carries (`WIRE_LEN`); 0 for
+    /// every other packet (one MTU).
+    #[inline]
+    pub fn wire_len(&self) -> u32 {
+        u16::from_le_bytes([self.data[WIRE_LEN], self.data[WIRE_LEN + 1]]) as u32
     }
 }
 

@@ -104,6 +104,17 @@ fn bad_real_host_configs_are_one_line_errors() {
         &config("", &format!("bogus = 1\n{TWO}"), ""),
         "unknown field `bogus`",
     );
+    rejects(
+        run,
+        &config("", &format!("frame_time = \"bytes\"\n{TWO}"), ""),
+        "unknown variant `bytes`",
+    );
+    // PINT writes where a frame keeps its length.
+    rejects(
+        run,
+        &config("", TWO, "[pint]\npath_bits = 8"),
+        "frame_time = \"length\" keeps a frame's length",
+    );
     // Valid, but nothing exists on the system: refused before anything is opened.
     rejects(
         run,

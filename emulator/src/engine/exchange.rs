@@ -137,6 +137,55 @@ impl Wire {
         self.credit = (self.credit as u64 + add).min(cap) as u32;
         self.last = t;
     }
+
+    /// A link that prices each frame by its length (`Shared::frame_bytes`):
+    /// the credit is kept `base` above its true value, which a frame sent on
+    /// a positive true credit may leave negative (by less than one MTU's
+    /// price, `base`). Starts with one slot's credit.
+    pub(super) fn priced_by_length(mut self, base: u32) -> Self {
+        self.credit = self.rate + base;
+        self
+    }
+    /// Refill a length-priced link: at most one slot's worth of true credit
+    /// is kept, so an idle link sends no faster than its rate afterwards.
+    #[inline]
+    pub(super) fn refill_priced(&mut self, t: Slot, base: u32) {
+        let cap = (self.rate + base) as u64;
+        let add = (t - self.last).min(cap) * self.rate as u64;
+        self.credit = (self.credit as u64 + add).min(cap) as u32;
+        self.last = t;
+    }
+    /// Whether a length-priced link may start a frame in this slot (its
+    /// true credit is positive).
+    #[inline]
+    pub(super) fn can_start(&self, base: u32) -> bool {
+        self.credit > base
+    }
+    /// Start a frame of `price` (credit units, at most `base`) on a
+    /// length-priced link: the slots after this one that it still takes to
+    /// serialise (0 when it fits in what this slot had left).
+    #[inline]
+    pub(super) fn start(&mut self, price: u32, base: u32) -> u64 {
+        debug_assert!(self.can_start(base) && price <= base);
+        self.credit -= price;
+        if self.credit >= base {
+            0
+        } else {
+            (base - self.credit).div_ceil(self.rate) as u64
+        }
+    }
+}
+
+/// A frame's price on a length-priced link, in credit units: `base` for one
+/// MTU-sized frame (`frame_bytes`) or a packet without a length, in
+/// proportion for a shorter one, at least 1.
+#[inline]
+pub(super) fn frame_price(wire_len: u32, frame_bytes: u32, base: u32) -> u32 {
+    if wire_len == 0 || wire_len >= frame_bytes {
+        base
+    } else {
+        ((base as u64 * wire_len as u64).div_ceil(frame_bytes as u64) as u32).max(1)
+    }
 }
 
 /// Packets leaving the partition: a batch per other partition, and the
@@ -486,5 +535,82 @@ impl<R: Router> Partition<R> {
             };
             self.calendar.put(now, arrive, d);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wire(rate: u32, base: u32) -> Wire {
+        let end = WireEnd {
+            to: PackedTarget::pack(Target::Endpoint { idx: 0 }),
+            dest: WireEnd::LOCAL,
+        };
+        Wire::new(end, 1, rate, base).priced_by_length(base)
+    }
+
+    /// Each slot: refill, then start frames of `len` bytes while the link
+    /// may. Returns (start slot, extra serialisation slots) per frame.
+    fn drive(w: &mut Wire, base: u32, len: u32, slots: u64) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        for t in 0..slots {
+            w.refill_priced(t, base);
+            while w.can_start(base) {
+                out.push((t, w.start(frame_price(len, 1514, base), base)));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn full_frames_on_a_quarter_rate_link_take_four_slots_each() {
+        // Slots four times the link's rate: an MTU frame serialises over
+        // four slots, and the next starts when the last is out.
+        let (base, rate) = (800, 200);
+        let mut w = wire(rate, base);
+        let sent = drive(&mut w, base, 1514, 20);
+        assert_eq!(sent, (0..5).map(|i| (4 * i, 3)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn short_frames_share_a_slot_and_the_rate_holds_in_bytes() {
+        let (base, rate) = (800, 200);
+        let mut w = wire(rate, base);
+        // 66-byte ACKs: 35 credit units each, 200 per slot.
+        let sent = drive(&mut w, base, 66, 1000);
+        let bytes = sent.len() as f64 * 66.0;
+        // The link's rate is a quarter of an MTU frame (1514 bytes) per slot.
+        let per_slot = bytes / 1000.0;
+        assert!((per_slot - 1514.0 / 4.0).abs() / (1514.0 / 4.0) < 0.07, "{per_slot} bytes/slot");
+        // Up to six start in one slot, none waits past the slot its credit allows.
+        let mut per = std::collections::HashMap::new();
+        for (t, extra) in &sent {
+            *per.entry(*t).or_insert(0) += 1;
+            assert!(*extra <= 1);
+        }
+        assert!(per.values().all(|&n| (5..=6).contains(&n)));
+    }
+
+    #[test]
+    fn at_the_base_rate_a_full_frame_is_one_slot_and_short_ones_share_it() {
+        let base = 1000;
+        let mut w = wire(base, base);
+        assert_eq!(drive(&mut w, base, 1514, 3), vec![(0, 0), (1, 0), (2, 0)]);
+        let mut w = wire(base, base);
+        // 20 frames of 150 bytes (100 credit each) fit in two slots.
+        let sent = drive(&mut w, base, 150, 2);
+        assert_eq!(sent.len(), 20);
+        assert!(sent.iter().all(|&(_, extra)| extra == 0));
+    }
+
+    #[test]
+    fn a_price_is_proportional_and_never_zero() {
+        assert_eq!(frame_price(0, 1514, 800), 800);
+        assert_eq!(frame_price(1514, 1514, 800), 800);
+        assert_eq!(frame_price(9000, 1514, 800), 800);
+        assert_eq!(frame_price(757, 1514, 800), 400);
+        assert_eq!(frame_price(1, 1514, 800), 1);
+        assert_eq!(frame_price(1, 1514, 1), 1);
     }
 }

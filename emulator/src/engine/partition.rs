@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::arrivals::{Arrivals, STREAM_FLOW_BIT};
 use super::exchange::{
-    Calendar, Delivery, Inbound, Outbox, PackedTarget, SplitSwitch, Target, Wire, WireEnd, send,
+    Calendar, Delivery, Inbound, Outbox, PackedTarget, SplitSwitch, Target, Wire, WireEnd,
+    frame_price, send,
 };
 use super::order::{self, BitVisit, SlotOrder, visit_bits};
 use super::placement::{NO_ROUTER, Placement};
@@ -65,6 +66,10 @@ pub struct Shared {
     /// Seeds each slot's send order (`engine::order`): derived from the
     /// run's seed, the same in every partition.
     pub order_seed: u64,
+    /// Links price frames by their length (`real_hosts.frame_time =
+    /// "length"`): the bytes of one MTU-sized frame, which costs a slot at the
+    /// base rate; 0 when every packet costs one MTU.
+    pub frame_bytes: u32,
 }
 
 /// `order::draw` groups: the endpoints' order, the routers' order, and
@@ -155,6 +160,17 @@ pub struct Partition<R> {
 
 fn rate_mbps(gbps: f64) -> u32 {
     (gbps * 1000.0).round().max(1.0) as u32
+}
+
+/// The most slots after sending that a packet on `w` can arrive: its latency,
+/// and on a length-priced link the rest of an MTU frame's serialisation.
+fn link_delay(w: &Wire, base: u32, frame_bytes: u32) -> u64 {
+    let ser = if frame_bytes > 0 {
+        base.div_ceil(w.rate) as u64
+    } else {
+        1
+    };
+    w.latency as u64 + ser - 1
 }
 
 impl<R: Router> Partition<R> {
@@ -254,14 +270,17 @@ impl<R: Router> Partition<R> {
                     .iter()
                     .zip(&owned)
                     .map(|(p, &own)| {
-                        let w = Wire::new(
+                        let mut w = Wire::new(
                             end_for(p.peer, p.link.latency_slots),
                             p.link.latency_slots,
                             rate_mbps(p.link.gbps),
                             base,
                         );
+                        if shared.frame_bytes > 0 {
+                            w = w.priced_by_length(base);
+                        }
                         if own {
-                            max_delay = max_delay.max(p.link.latency_slots as u64);
+                            max_delay = max_delay.max(link_delay(&w, base, shared.frame_bytes));
                         }
                         w
                     })
@@ -276,7 +295,7 @@ impl<R: Router> Partition<R> {
                 continue;
             }
             endpoints.push(EndpointState::new(eid as EndpointId, shared.nic_capacity));
-            ep_wires.push(Wire::new(
+            let mut w = Wire::new(
                 end_for(
                     Peer::Switch {
                         switch: ep.switch,
@@ -287,8 +306,12 @@ impl<R: Router> Partition<R> {
                 ep.link.latency_slots,
                 rate_mbps(ep.link.gbps),
                 base,
-            ));
-            max_delay = max_delay.max(ep.link.latency_slots as u64);
+            );
+            if shared.frame_bytes > 0 {
+                w = w.priced_by_length(base);
+            }
+            max_delay = max_delay.max(link_delay(&w, base, shared.frame_bytes));
+            ep_wires.push(w);
         }
         let ep_words = topo.endpoints.len().div_ceil(64);
         // Local routers are in global id order.
@@ -483,6 +506,7 @@ impl<R: Router> Partition<R> {
                 pint,
                 ri,
                 base,
+                frame_bytes: shared.frame_bytes,
                 t,
                 sent: 0,
             };
@@ -501,6 +525,9 @@ impl<R: Router> Partition<R> {
     #[inline(always)]
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
+        if self.shared.frame_bytes > 0 {
+            return self.endpoint_transmit_priced(i, t);
+        }
         let w = &mut self.ep_wires[i];
         let single = w.rate == base;
         if !single {
@@ -535,6 +562,39 @@ impl<R: Router> Partition<R> {
             if single {
                 break;
             }
+        }
+    }
+
+    /// `endpoint_transmit` on a link that prices frames by length: frames
+    /// start while the link's credit is positive, and each arrives when its
+    /// last byte is through.
+    #[inline(never)]
+    fn endpoint_transmit_priced(&mut self, i: usize, t: Slot) {
+        let (base, fb) = (self.shared.base_rate, self.shared.frame_bytes);
+        self.ep_wires[i].refill_priced(t, base);
+        while self.ep_wires[i].can_start(base) {
+            let pkt = match self.endpoints[i].nic.pop_front() {
+                Some(p) => p,
+                None => match self.next_transport_packet(i, t) {
+                    Some(p) => p,
+                    None => {
+                        let g = self.endpoints[i].id as usize;
+                        self.ep_ready[g >> 6] &= !(1 << (g & 63));
+                        break;
+                    }
+                },
+            };
+            let w = &mut self.ep_wires[i];
+            let extra = w.start(frame_price(pkt.wire_len(), fb, base), base);
+            let (end, arrive) = (w.to, t + w.latency as u64 + extra);
+            send(
+                &mut self.calendar.buckets,
+                self.calendar.mask,
+                &mut self.outbox,
+                end,
+                arrive,
+                pkt,
+            );
         }
     }
 
@@ -794,6 +854,8 @@ struct PortSends<'a, R> {
     pint: &'a mut Option<crate::pint_stage::PintStage>,
     ri: usize,
     base: u32,
+    /// `Shared::frame_bytes`: links price frames by length when > 0.
+    frame_bytes: u32,
     t: Slot,
     sent: u64,
 }
@@ -809,6 +871,9 @@ impl<R: Router> BitVisit for PortSends<'_, R> {
         // SAFETY: routers only mark ports they have, and a router has
         // one wire per port (built together in `new`).
         let w = unsafe { self.wires.get_unchecked_mut(p) };
+        if self.frame_bytes > 0 {
+            return self.visit_priced(p);
+        }
         if w.rate == base {
             // Base-rate link: exactly one packet per slot, no credit to keep.
             if let Some(mut pkt) = self.router.transmit(p as PortId, t) {
@@ -834,6 +899,27 @@ impl<R: Router> BitVisit for PortSends<'_, R> {
             pkt.hops = pkt.hops.wrapping_add(1);
             self.sent += 1;
             send(self.calendar, self.mask, self.outbox, w.to, t + w.latency as u64, pkt);
+        }
+    }
+}
+
+impl<R: Router> PortSends<'_, R> {
+    /// A busy port on a link that prices frames by length (no PINT stage:
+    /// validation keeps the two apart).
+    #[inline(never)]
+    fn visit_priced(&mut self, p: usize) {
+        let (t, base, fb) = (self.t, self.base, self.frame_bytes);
+        // SAFETY: as in `visit`.
+        let w = unsafe { self.wires.get_unchecked_mut(p) };
+        w.refill_priced(t, base);
+        while w.can_start(base) {
+            let Some(mut pkt) = self.router.transmit(p as PortId, t) else {
+                break;
+            };
+            let extra = w.start(frame_price(pkt.wire_len(), fb, base), base);
+            pkt.hops = pkt.hops.wrapping_add(1);
+            self.sent += 1;
+            send(self.calendar, self.mask, self.outbox, w.to, t + w.latency as u64 + extra, pkt);
         }
     }
 }

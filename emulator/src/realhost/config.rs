@@ -34,8 +34,26 @@ pub struct RealHostsConfig {
     /// With "afxdp": "native" (the veth driver's XDP, default) or "generic".
     #[serde(default)]
     pub xdp_mode: XdpModeSetting,
+    /// How long a frame holds a link: "length" (default), its own length at
+    /// the link's rate, as on a wire; "slot", one MTU's time whatever its size
+    /// (every packet of the built-in endpoints is one MTU).
+    #[serde(default)]
+    pub frame_time: FrameTime,
     #[serde(rename = "host")]
     pub hosts: Vec<RealHostConfig>,
+}
+
+/// `real_hosts.frame_time`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FrameTime {
+    /// A frame holds a link for its length at the link's rate (and a slot
+    /// may be made shorter than an MTU's time, `emulation.slot_gbps` above the
+    /// links' rate, so that short frames pass in part of an MTU's time).
+    #[default]
+    Length,
+    /// Every frame holds a link for one MTU's time.
+    Slot,
 }
 
 fn default_max_pps() -> f64 {
@@ -228,6 +246,11 @@ impl RealHostsConfig {
                 super::xdp::MAX_FRAME - super::frame::ETH_HEADER,
                 e.mtu_bytes
             ));
+        }
+        if self.frame_time == FrameTime::Length && cfg.pint.active(&cfg.transport) {
+            return Err(
+                "real_hosts.frame_time = \"length\" keeps a frame's length where PINT and HPCC write their fields: set frame_time = \"slot\" with them".into(),
+            );
         }
         if !(self.max_pps.is_finite() && self.max_pps > 0.0) {
             return Err(format!(

@@ -36,7 +36,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::json;
 
-pub use config::{RealHostConfig, RealHostsConfig, ResolvedHost};
+pub use config::{FrameTime, RealHostConfig, RealHostsConfig, ResolvedHost};
 
 use crate::config::{Config, ConfigError};
 use crate::endpoint::EndpointState;
@@ -297,13 +297,22 @@ impl Intake<'_> {
             tag: 0,
             flags,
             hops: 0,
-            data: [0; 8],
+            data: wire_len_data(f.data.len()),
         });
         crate::engine::mark_ready(ready, self.src as usize);
         c.frames_in += 1;
         c.bytes_in += (f.data.len() - ETH_HEADER) as u64;
         c.class_in[(info.class() as usize).min(CLASSES - 1)] += 1;
     }
+}
+
+/// A real host's frame carries its length for links that price by length
+/// (`crate::packet::WIRE_LEN`).
+fn wire_len_data(len: usize) -> [u8; 8] {
+    let mut d = [0; 8];
+    let w = crate::packet::WIRE_LEN;
+    d[w..w + 2].copy_from_slice(&(len.min(u16::MAX as usize) as u16).to_le_bytes());
+    d
 }
 
 fn unix_ns() -> f64 {
