@@ -26,7 +26,11 @@
 #
 # Usage (root): emulator/realhosts/fct-accuracy.sh OUT_DIR
 #   NETS="emu-droptail emu-dctcp kern-droptail kern-red" LOADS="0.2 0.4 0.6" SEEDS="1 2 3"
-#   RUN_SECONDS=20 GBPS=1 BUFFER=100 K=20
+#   RUN_SECONDS=20 GBPS=1 BUFFER=100 K=20 SLOT_DIV=4
+# SLOT_DIV: emulated slots per full frame's time at GBPS (slot_gbps = SLOT_DIV x GBPS); frames
+# hold a link for their own length (real_hosts.frame_time = "length"), so a 66-byte ACK passes
+# a link in one slot where a 1,514-byte frame takes SLOT_DIV. emu-hull keeps SLOT_DIV 1: its
+# phantom queue drains a fixed fraction of a packet per slot.
 # Then: python3 emulator/realhosts/fct_table.py OUT_DIR
 # Every name starts with a random prefix fa<4 hex>; everything is removed on exit. Each run
 # is bounded (timeout) and the whole script by the product of its loops.
@@ -41,6 +45,19 @@ DRAIN_SECONDS=${DRAIN_SECONDS:-10}
 GBPS=${GBPS:-1}
 BUFFER=${BUFFER:-100}
 K=${K:-20}
+SLOT_DIV=${SLOT_DIV:-4}
+# CPUs: the emulator's thread spins on EMU_CPU; every host process (servers, clients, and so
+# their TCP stacks' sending side) runs on HOST_CPUS, in the kernel runs too, so hosts see the
+# same machine on every network; the kernel bridge's work goes to EMU_CPU by RPS on its ports.
+# Empty (the default on a 1-CPU machine): no pinning.
+if [ "$(nproc)" -ge 2 ]; then EMU_CPU=${EMU_CPU-0}; HOST_CPUS=${HOST_CPUS-1-$(($(nproc) - 1))}; fi
+EMU_CPU=${EMU_CPU:-}
+HOST_CPUS=${HOST_CPUS:-}
+# Command prefixes (taskset execs the command: a background job's $! stays its PID).
+EMU_PIN=()
+HOST_PIN=()
+[ -z "$EMU_CPU" ] || EMU_PIN=(taskset -c "$EMU_CPU")
+[ -z "$HOST_CPUS" ] || HOST_PIN=(taskset -c "$HOST_CPUS")
 [ "$(id -u)" -eq 0 ] || { echo "fct-accuracy: needs root" >&2; exit 2; }
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,7 +68,7 @@ FCT=$TARGET_DIR/release/planck-fct
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 cat >"$OUT/meta.json" <<EOF
-{ "gbps": $GBPS, "buffer": $BUFFER, "k": $K, "run_seconds": $RUN_SECONDS, "seeds": "$SEEDS",
+{ "gbps": $GBPS, "buffer": $BUFFER, "k": $K, "slot_div": $SLOT_DIV, "emu_cpu": "$EMU_CPU", "host_cpus": "$HOST_CPUS", "run_seconds": $RUN_SECONDS, "seeds": "$SEEDS",
   "loads": "$LOADS", "nets": "$NETS", "kernel": "$(uname -r)" }
 EOF
 
@@ -111,8 +128,9 @@ host_sysctls() { # ecn(0|1) congestion-control
   done
 }
 
-# The emulated rack: one switch, 10 endpoints, links at GBPS (slot = one 1500-byte frame).
-emu_up() { # scheme-body
+# The emulated rack: one switch, 10 endpoints, links at GBPS (a full frame takes SLOT_DIV slots).
+emu_up() { # scheme-body [slots per frame time]
+  local div=${2:-$SLOT_DIV}
   cat >"$OUT/rack.json" <<EOF
 { "switches": [{ "name": "tor" }],
   "endpoints": [$(printf '"%s",' "${HOSTS[@]}" | sed 's/,$//')],
@@ -124,7 +142,7 @@ EOF
   {
     cat <<EOF
 [emulation]
-slot_gbps = $GBPS
+slot_gbps = $(awk -v g="$GBPS" -v d="$div" 'BEGIN {print g * d}')
 mode = "realtime"
 duration_us = 3600000000.0
 batch_slots = 1
@@ -138,6 +156,7 @@ $1
 # The hosts' links add up to 10 x GBPS, but all responses end at the two clients: the
 # real path carries at most 2 x GBPS of data plus ACKs and requests.
 max_pps = 1000000
+frame_time = "length"
 EOF
     for h in "${HOSTS[@]}"; do
       printf '[[real_hosts.host]]\nendpoint = "%s"\nnamespace = "%s"\naddress = "%s/24"\nveth = "%s"\n' \
@@ -147,7 +166,7 @@ EOF
   "$EMU" hosts up --config "$EMU_CFG" >/dev/null
 }
 emu_start() { # run-dir
-  "$EMU" run --config "$EMU_CFG" --out "$1/emu" >"$1/emu.summary.json" 2>"$1/emu.err" &
+  "${EMU_PIN[@]}" "$EMU" run --config "$EMU_CFG" --out "$1/emu" >"$1/emu.summary.json" 2>"$1/emu.err" &
   EMU_PID=$!
   for _ in $(seq 100); do
     ip netns exec "${P}c0" ping -c1 -W1 "$(ip_of s0)" >/dev/null 2>&1 && return 0
@@ -176,6 +195,11 @@ kern_up() { # leaf qdisc args
     for end in "ip netns exec ${P}sw ethtool -K $P$h-e" "ip netns exec $P$h ethtool -K eth0"; do
       $end tso off gso off gro off tx off >/dev/null 2>&1 || true
     done
+    # The switch's work on EMU_CPU, as the emulator's is: RPS takes each frame a host sends
+    # (bridge, qdisc, the receiving host's stack, as the emulator's writes run it) there.
+    if [ -n "$EMU_CPU" ]; then
+      ip netns exec "${P}sw" sh -c "printf '%x' $((1 << EMU_CPU)) >/sys/class/net/$P$h-e/queues/rx-0/rps_cpus"
+    fi
     ip netns exec "${P}sw" tc qdisc add dev "$P$h-e" root handle 1: htb default 1
     ip netns exec "${P}sw" tc class add dev "$P$h-e" parent 1: classid 1:1 htb rate "${GBPS}gbit" ceil "${GBPS}gbit" quantum 1514
     # shellcheck disable=SC2086
@@ -188,22 +212,30 @@ kern_up() { # leaf qdisc args
   done
 }
 
+kern_drops() { # packets the bridge's FIFOs towards the clients dropped so far
+  for c in "${CLIENTS[@]}"; do
+    ip netns exec "${P}sw" tc -s qdisc show dev "$P$c-e" | awk '$1 == "qdisc" {q = ($2 != "htb")}
+      q && $1 == "Sent" {for (i = 1; i < NF; i++) if ($i == "(dropped") {gsub(",", "", $(i + 1)); print $(i + 1)}}'
+  done | awk '{s += $1} END {print s + 0}'
+}
+
 run_load() { # net run-dir load seed
   local net=$1 dir=$2 load=$3 seed=$4 c
   mkdir -p "$dir"
   cut -d' ' -f1 /proc/loadavg >"$dir/loadavg"
   case $net in emu-*) emu_start "$dir" ;; esac
-  ip netns exec "${P}c0" ping -q -c 20 -i 0.01 "$(ip_of s0)" | awk -F/ '/^rtt/ {print $5 * 1000}' >"$dir/rtt_us"
+  "${HOST_PIN[@]}" ip netns exec "${P}c0" ping -q -c 20 -i 0.01 "$(ip_of s0)" | awk -F/ '/^rtt/ {print $5 * 1000}' >"$dir/rtt_us"
   local servers
   servers=$(for s in "${SERVERS[@]}"; do printf '%s:5300,' "$(ip_of "$s")"; done | sed 's/,$//')
   local cpids=()
   ce_count() { for c in "${CLIENTS[@]}"; do
       ip netns exec "$P$c" nstat -saz IpExtInCEPkts | awk '$1 == "IpExtInCEPkts" {print $2}'
     done | awk '{s += $1} END {print s + 0}'; }
-  local ce0
+  local ce0 kd0=0
   ce0=$(ce_count)
+  case $net in kern-*) kd0=$(kern_drops) ;; esac
   for c in "${!CLIENTS[@]}"; do
-    timeout $((RUN_SECONDS + DRAIN_SECONDS + 30)) ip netns exec "$P${CLIENTS[$c]}" "$FCT" client \
+    "${HOST_PIN[@]}" timeout $((RUN_SECONDS + DRAIN_SECONDS + 30)) ip netns exec "$P${CLIENTS[$c]}" "$FCT" client \
       --servers "$servers" --load "$load" --link-gbps "$GBPS" --seconds "$RUN_SECONDS" \
       --drain-seconds "$DRAIN_SECONDS" --seed $((seed * 100 + c)) --out "$dir/${CLIENTS[$c]}.csv" \
       2>"$dir/${CLIENTS[$c]}.log" &
@@ -211,6 +243,7 @@ run_load() { # net run-dir load seed
   done
   for p in "${cpids[@]}"; do wait "$p" || echo "client exited $? ($dir)" >&2; done
   echo $(($(ce_count) - ce0)) >"$dir/ce_at_clients"  # CE packets the clients received
+  case $net in kern-*) echo $(($(kern_drops) - kd0)) >"$dir/port_drops" ;; esac
   cut -d' ' -f1 /proc/loadavg >>"$dir/loadavg"
   case $net in
     emu-*)
@@ -235,7 +268,7 @@ for net in $NETS; do
     emu-dctcp) emu_up "kind = \"dctcp\"
 k = $K"; ecn=1 ;;
     emu-pfabric) emu_up 'kind = "pfabric"'; ecn=0; tos=--tos-by-remaining ;;
-    emu-hull) emu_up 'kind = "hull"'; ecn=1 ;;
+    emu-hull) emu_up 'kind = "hull"' 1; ecn=1 ;;
     kern-droptail) kern_up "pfifo limit $BUFFER"; ecn=0 ;;
     kern-ecn)
       clang-14 -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu \
@@ -264,7 +297,7 @@ k = $K"; ecn=1 ;;
   total=$(( ($(echo "$LOADS" | wc -w) * $(echo "$SEEDS" | wc -w)) * (RUN_SECONDS + DRAIN_SECONDS + 40) + 60 ))
   for s in "${SERVERS[@]}"; do
     # shellcheck disable=SC2086
-    timeout $((total + 30)) ip netns exec "$P$s" "$FCT" server --bind "$(ip_of "$s"):5300" --seconds "$total" --cc "$CC" $tos &
+    "${HOST_PIN[@]}" timeout $((total + 30)) ip netns exec "$P$s" "$FCT" server --bind "$(ip_of "$s"):5300" --seconds "$total" --cc "$CC" $tos &
     PIDS+=($!)
   done
   sleep 0.5
