@@ -445,12 +445,26 @@ impl<R: Router> Partition<R> {
         if !self.endpoints.is_empty() {
             let mask = order::draw(self.shared.order_seed, t, ENDPOINT_ORDER);
             let words = self.ep_ready.len();
-            order::visit_xor(&mut EndpointSends { p: self, t }, words, mask);
+            if self.shared.frame_bytes > 0 {
+                order::visit_xor(&mut PricedEndpointSends { p: self, t }, words, mask);
+            } else {
+                order::visit_xor(&mut EndpointSends { p: self, t }, words, mask);
+            }
         }
     }
 
     #[inline(never)]
     fn routers_transmit(&mut self, t: Slot) {
+        // Decided once a slot: the unpriced ports' path carries no test for it.
+        if self.shared.frame_bytes > 0 {
+            self.routers_transmit_as::<true>(t)
+        } else {
+            self.routers_transmit_as::<false>(t)
+        }
+    }
+
+    #[inline(always)]
+    fn routers_transmit_as<const PRICED: bool>(&mut self, t: Slot) {
         let base = self.shared.base_rate;
         let Partition {
             routers,
@@ -497,7 +511,7 @@ impl<R: Router> Partition<R> {
             let ports = router.port_count();
             let draw_ports = port_order[ri]
                 && router.backlog().iter().map(|w| w.count_ones()).sum::<u32>() > 1;
-            let mut v = PortSends {
+            let mut v = PortSends::<'_, R, PRICED> {
                 router,
                 wires,
                 calendar,
@@ -525,9 +539,6 @@ impl<R: Router> Partition<R> {
     #[inline(always)]
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
-        if self.shared.frame_bytes > 0 {
-            return self.endpoint_transmit_priced(i, t);
-        }
         let w = &mut self.ep_wires[i];
         let single = w.rate == base;
         if !single {
@@ -843,9 +854,27 @@ impl<R: Router> BitVisit for EndpointSends<'_, R> {
     }
 }
 
+/// `EndpointSends` on links that price frames by length (`Shared::frame_bytes`).
+struct PricedEndpointSends<'a, R> {
+    p: &'a mut Partition<R>,
+    t: Slot,
+}
+
+impl<R: Router> BitVisit for PricedEndpointSends<'_, R> {
+    #[inline(always)]
+    fn word(&self, wi: usize) -> u64 {
+        self.p.ep_ready[wi]
+    }
+    #[inline(always)]
+    fn visit(&mut self, g: usize) {
+        let i = self.p.shared.placement.endpoint_local[g] as usize;
+        self.p.endpoint_transmit_priced(i, self.t);
+    }
+}
+
 /// One router's busy ports in a slot, visited in the slot's order: each
 /// sends what its link's rate allows.
-struct PortSends<'a, R> {
+struct PortSends<'a, R, const PRICED: bool> {
     router: &'a mut R,
     wires: &'a mut [Wire],
     calendar: &'a mut [Vec<Delivery>],
@@ -860,7 +889,7 @@ struct PortSends<'a, R> {
     sent: u64,
 }
 
-impl<R: Router> BitVisit for PortSends<'_, R> {
+impl<R: Router, const PRICED: bool> BitVisit for PortSends<'_, R, PRICED> {
     #[inline(always)]
     fn word(&self, wi: usize) -> u64 {
         self.router.backlog()[wi]
@@ -871,7 +900,7 @@ impl<R: Router> BitVisit for PortSends<'_, R> {
         // SAFETY: routers only mark ports they have, and a router has
         // one wire per port (built together in `new`).
         let w = unsafe { self.wires.get_unchecked_mut(p) };
-        if self.frame_bytes > 0 {
+        if PRICED {
             return self.visit_priced(p);
         }
         if w.rate == base {
@@ -903,7 +932,7 @@ impl<R: Router> BitVisit for PortSends<'_, R> {
     }
 }
 
-impl<R: Router> PortSends<'_, R> {
+impl<R: Router, const PRICED: bool> PortSends<'_, R, PRICED> {
     /// A busy port on a link that prices frames by length (no PINT stage:
     /// validation keeps the two apart).
     #[inline(never)]
