@@ -29,8 +29,8 @@
 #   RUN_SECONDS=20 GBPS=1 BUFFER=100 K=20 SLOT_DIV=4
 # SLOT_DIV: emulated slots per full frame's time at GBPS (slot_gbps = SLOT_DIV x GBPS); frames
 # hold a link for their own length (real_hosts.frame_time = "length"), so a 66-byte ACK passes
-# a link in one slot where a 1,514-byte frame takes SLOT_DIV. emu-hull keeps SLOT_DIV 1: its
-# phantom queue drains a fixed fraction of a packet per slot.
+# a link in one slot where a 1,514-byte frame takes SLOT_DIV (HULL's phantom queues drain at
+# gamma of their link's rate, whatever the slots).
 # Then: python3 emulator/realhosts/fct_table.py OUT_DIR
 # Every name starts with a random prefix fa<4 hex>; everything is removed on exit. Each run
 # is bounded (timeout) and the whole script by the product of its loops.
@@ -268,7 +268,7 @@ for net in $NETS; do
     emu-dctcp) emu_up "kind = \"dctcp\"
 k = $K"; ecn=1 ;;
     emu-pfabric) emu_up 'kind = "pfabric"'; ecn=0; tos=--tos-by-remaining ;;
-    emu-hull) emu_up 'kind = "hull"' 1; ecn=1 ;;
+    emu-hull) emu_up 'kind = "hull"'; ecn=1 ;;
     kern-droptail) kern_up "pfifo limit $BUFFER"; ecn=0 ;;
     kern-ecn)
       clang-14 -O2 -g -target bpf -I/usr/include/x86_64-linux-gnu \

@@ -252,6 +252,11 @@ impl<R: Router> Partition<R> {
             debug_assert_eq!(pl.switch_local[sid][index] as usize, routers.len());
             let ports = RouterPorts {
                 buffers: sw.ports.iter().map(|p| p.link.buffer_pkts).collect(),
+                rates: sw
+                    .ports
+                    .iter()
+                    .map(|p| rate_mbps(p.link.gbps) as f64 / base as f64)
+                    .collect(),
             };
             let router = build(sid as u32, &ports, TableRoute::new(&tables[sid]));
             // `routers_transmit` indexes wires by the ports a router marks busy.

@@ -112,6 +112,9 @@ impl QueueBank {
 pub struct RouterPorts {
     /// Buffer per output port, in packets.
     pub buffers: Vec<u32>,
+    /// Rate of each output port's link in full packets per slot (its rate
+    /// over the base rate: 1 for a link at `slot_gbps`).
+    pub rates: Vec<f64>,
 }
 
 /// Route stage: choose the output port of a packet.
