@@ -451,9 +451,9 @@ impl<R: Router> Partition<R> {
             let mask = order::draw(self.shared.order_seed, t, ENDPOINT_ORDER);
             let words = self.ep_ready.len();
             if self.shared.frame_bytes > 0 {
-                order::visit_xor(&mut PricedEndpointSends { p: self, t }, words, mask);
+                order::visit_xor(&mut EndpointSends::<'_, R, true> { p: self, t }, words, mask);
             } else {
-                order::visit_xor(&mut EndpointSends { p: self, t }, words, mask);
+                order::visit_xor(&mut EndpointSends::<'_, R, false> { p: self, t }, words, mask);
             }
         }
     }
@@ -541,6 +541,22 @@ impl<R: Router> Partition<R> {
         stats.router_packets += sent;
     }
 
+    /// The next packet endpoint `i` sends: its NIC queue first, then its
+    /// transport; with neither, it is marked idle until a packet is
+    /// generated, a flow opens, an ACK or a timeout.
+    #[inline(always)]
+    fn next_to_send(&mut self, i: usize, t: Slot) -> Option<Packet> {
+        if let Some(p) = self.endpoints[i].nic.pop_front() {
+            return Some(p);
+        }
+        let p = self.next_transport_packet(i, t);
+        if p.is_none() {
+            let g = self.endpoints[i].id as usize;
+            self.ep_ready[g >> 6] &= !(1 << (g & 63));
+        }
+        p
+    }
+
     #[inline(always)]
     fn endpoint_transmit(&mut self, i: usize, t: Slot) {
         let base = self.shared.base_rate;
@@ -550,17 +566,8 @@ impl<R: Router> Partition<R> {
             w.refill(t, base);
         }
         while single || self.ep_wires[i].credit >= base {
-            let pkt = match self.endpoints[i].nic.pop_front() {
-                Some(p) => p,
-                None => match self.next_transport_packet(i, t) {
-                    Some(p) => p,
-                    None => {
-                        // Idle until a packet is generated, a flow opens, an ACK or a timeout.
-                        let g = self.endpoints[i].id as usize;
-                        self.ep_ready[g >> 6] &= !(1 << (g & 63));
-                        break;
-                    }
-                },
+            let Some(pkt) = self.next_to_send(i, t) else {
+                break;
             };
             let w = &mut self.ep_wires[i];
             let (end, arrive) = (w.to, t + w.latency as u64);
@@ -589,16 +596,8 @@ impl<R: Router> Partition<R> {
         let (base, fb) = (self.shared.base_rate, self.shared.frame_bytes);
         self.ep_wires[i].refill_priced(t, base);
         while self.ep_wires[i].can_start(base) {
-            let pkt = match self.endpoints[i].nic.pop_front() {
-                Some(p) => p,
-                None => match self.next_transport_packet(i, t) {
-                    Some(p) => p,
-                    None => {
-                        let g = self.endpoints[i].id as usize;
-                        self.ep_ready[g >> 6] &= !(1 << (g & 63));
-                        break;
-                    }
-                },
+            let Some(pkt) = self.next_to_send(i, t) else {
+                break;
             };
             let w = &mut self.ep_wires[i];
             let extra = w.start(frame_price(pkt.wire_len(), fb, base), base);
@@ -840,13 +839,14 @@ pub(super) fn has_parallel_links(ports: &[crate::fabric::topology::SwitchPort]) 
     peers.windows(2).any(|w| w[0] == w[1])
 }
 
-/// A slot's ready endpoints, visited in the slot's order.
-struct EndpointSends<'a, R> {
+/// A slot's ready endpoints, visited in the slot's order; `PRICED`: on
+/// links that price frames by length (`Shared::frame_bytes`).
+struct EndpointSends<'a, R, const PRICED: bool> {
     p: &'a mut Partition<R>,
     t: Slot,
 }
 
-impl<R: Router> BitVisit for EndpointSends<'_, R> {
+impl<R: Router, const PRICED: bool> BitVisit for EndpointSends<'_, R, PRICED> {
     #[inline(always)]
     fn word(&self, wi: usize) -> u64 {
         self.p.ep_ready[wi]
@@ -855,25 +855,11 @@ impl<R: Router> BitVisit for EndpointSends<'_, R> {
     fn visit(&mut self, g: usize) {
         // Only this partition's endpoints are marked ready: their local index.
         let i = self.p.shared.placement.endpoint_local[g] as usize;
-        self.p.endpoint_transmit(i, self.t);
-    }
-}
-
-/// `EndpointSends` on links that price frames by length (`Shared::frame_bytes`).
-struct PricedEndpointSends<'a, R> {
-    p: &'a mut Partition<R>,
-    t: Slot,
-}
-
-impl<R: Router> BitVisit for PricedEndpointSends<'_, R> {
-    #[inline(always)]
-    fn word(&self, wi: usize) -> u64 {
-        self.p.ep_ready[wi]
-    }
-    #[inline(always)]
-    fn visit(&mut self, g: usize) {
-        let i = self.p.shared.placement.endpoint_local[g] as usize;
-        self.p.endpoint_transmit_priced(i, self.t);
+        if PRICED {
+            self.p.endpoint_transmit_priced(i, self.t);
+        } else {
+            self.p.endpoint_transmit(i, self.t);
+        }
     }
 }
 

@@ -82,28 +82,13 @@ pub fn router(ports: &RouterPorts, route: TableRoute, gamma: f64, threshold: f64
 mod tests {
     use super::*;
 
-    /// ECT packets offered to one port every `every` slots for `n` packets:
-    /// how many the phantom queue marked.
-    fn marks(m: &mut PhantomQueueMarker, every: u64, n: u64) -> usize {
-        let mut bank = QueueBank::new(&[100_000], 1);
-        (0..n)
-            .filter(|&i| {
-                let pkt = Packet {
-                    flags: ECT,
-                    ..Packet::default()
-                };
-                matches!(m.enqueue(pkt, 0, 0, &mut bank, i * every), Admission::Marked)
-            })
-            .count()
-    }
-
     #[test]
     fn a_slower_link_drains_its_phantom_queue_in_proportion() {
         // A link at half the slot rate, offered its full rate (a packet
         // every 2 slots): above gamma of its rate, so the phantom queue
         // grows and marks.
         let mut half = PhantomQueueMarker::with_rates(&[0.5], 0.95, 2.0);
-        assert!(marks(&mut half, 2, 1000) > 900);
+        assert!(marks_at(&mut half, 0.5, 2000) > 900);
         // The same offered load at 90 % of that link's rate: below gamma,
         // no marks.
         let mut half = PhantomQueueMarker::with_rates(&[0.5], 0.95, 2.0);
@@ -111,7 +96,7 @@ mod tests {
         // Drained as if at the slot rate (the old model), the full-rate
         // offer never marks.
         let mut full = PhantomQueueMarker::new(1, 0.95, 2.0);
-        assert_eq!(marks(&mut full, 2, 1000), 0);
+        assert_eq!(marks_at(&mut full, 0.5, 2000), 0);
     }
 
     /// Packets at `per_slot` packets per slot (evenly spaced) for `slots`.
