@@ -91,7 +91,7 @@ fn main() {
             lifecycle::down(&self.0);
         }
     }
-    lifecycle::up(&hosts, 1500).expect("hosts up");
+    lifecycle::up(&hosts, 1500, None).expect("hosts up");
     let _down = Down(hosts.clone());
     let s = setup(&cfg, topo).expect("setup");
     let mut io = VethHosts::open(&hosts, &s, 0, 1500).expect("open veths");

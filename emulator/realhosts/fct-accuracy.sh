@@ -48,7 +48,10 @@ K=${K:-20}
 SLOT_DIV=${SLOT_DIV:-4}
 # CPUs: the emulator's thread spins on EMU_CPU; every host process (servers, clients, and so
 # their TCP stacks' sending side) runs on HOST_CPUS, in the kernel runs too, so hosts see the
-# same machine on every network; the kernel bridge's work goes to EMU_CPU by RPS on its ports.
+# same machine on every network; the kernel bridge's work goes to EMU_CPU by RPS on its ports,
+# and the hosts' receive work (IP, TCP, waking the program) to HOST_CPUS by RPS on the hosts'
+# veths, on both networks (the emulator's real_hosts.receive_cpus), so that neither the bridge
+# nor the emulator does a receiving host's work in its own writes to that host.
 # Empty (the default on a 1-CPU machine): no pinning.
 if [ "$(nproc)" -ge 2 ]; then EMU_CPU=${EMU_CPU-0}; HOST_CPUS=${HOST_CPUS-1-$(($(nproc) - 1))}; fi
 EMU_CPU=${EMU_CPU:-}
@@ -58,6 +61,19 @@ EMU_PIN=()
 HOST_PIN=()
 [ -z "$EMU_CPU" ] || EMU_PIN=(taskset -c "$EMU_CPU")
 [ -z "$HOST_CPUS" ] || HOST_PIN=(taskset -c "$HOST_CPUS")
+# HOST_CPUS as a sysfs CPU mask (32-CPU hexadecimal words, most significant first).
+HOST_MASK=
+[ -z "$HOST_CPUS" ] || HOST_MASK=$(python3 -c '
+import sys
+cpus = set()
+for part in sys.argv[1].split(","):
+    lo, _, hi = part.partition("-")
+    cpus.update(range(int(lo), int(hi or lo) + 1))
+words = [0] * (max(cpus) // 32 + 1)
+for c in cpus:
+    words[c // 32] |= 1 << (c % 32)
+print(",".join(f"{w:x}" if i == 0 else f"{w:08x}" for i, w in enumerate(reversed(words))))
+' "$HOST_CPUS")
 [ "$(id -u)" -eq 0 ] || { echo "fct-accuracy: needs root" >&2; exit 2; }
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -157,6 +173,7 @@ $1
 # real path carries at most 2 x GBPS of data plus ACKs and requests.
 max_pps = 1000000
 frame_time = "length"
+${HOST_CPUS:+receive_cpus = \"$HOST_CPUS\"}
 EOF
     for h in "${HOSTS[@]}"; do
       printf '[[real_hosts.host]]\nendpoint = "%s"\nnamespace = "%s"\naddress = "%s/24"\nveth = "%s"\n' \
@@ -199,6 +216,9 @@ kern_up() { # leaf qdisc args
     # (bridge, qdisc, the receiving host's stack, as the emulator's writes run it) there.
     if [ -n "$EMU_CPU" ]; then
       ip netns exec "${P}sw" sh -c "printf '%x' $((1 << EMU_CPU)) >/sys/class/net/$P$h-e/queues/rx-0/rps_cpus"
+    fi
+    if [ -n "$HOST_MASK" ]; then
+      ip netns exec "$P$h" sh -c "echo $HOST_MASK >/sys/class/net/eth0/queues/rx-0/rps_cpus"
     fi
     ip netns exec "${P}sw" tc qdisc add dev "$P$h-e" root handle 1: htb default 1
     ip netns exec "${P}sw" tc class add dev "$P$h-e" parent 1: classid 1:1 htb rate "${GBPS}gbit" ceil "${GBPS}gbit" quantum 1514

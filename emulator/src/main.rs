@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use planck_emu::experiment::{run_config, run_config_with_stop};
-use planck_emu::realhost::{ResolvedHost, lifecycle};
+use planck_emu::realhost::{ResolvedHost, lifecycle, parse_cpu_list};
 use planck_emu::stress::stress;
 
 /// Flexplane-style emulator of data-plane resource-management schemes.
@@ -147,14 +147,21 @@ fn execute(cmd: Command) -> anyhow::Result<()> {
             };
             let hosts = rh.resolve(&topo).map_err(anyhow::Error::msg)?;
             let mtu = cfg.emulation.mtu_bytes;
+            let receive_cpus = rh
+                .receive_cpus
+                .as_deref()
+                .map(parse_cpu_list)
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
+            let receive_cpus = receive_cpus.as_deref();
             match action {
                 HostsAction::Up => {
-                    lifecycle::up(&hosts, mtu).map_err(anyhow::Error::msg)?;
-                    lifecycle::check(&hosts, mtu).map_err(anyhow::Error::msg)?;
+                    lifecycle::up(&hosts, mtu, receive_cpus).map_err(anyhow::Error::msg)?;
+                    lifecycle::check(&hosts, mtu, receive_cpus).map_err(anyhow::Error::msg)?;
                     println!("real hosts up: {}", names(&hosts));
                 }
                 HostsAction::Check => {
-                    lifecycle::check(&hosts, mtu).map_err(anyhow::Error::msg)?;
+                    lifecycle::check(&hosts, mtu, receive_cpus).map_err(anyhow::Error::msg)?;
                     println!("real hosts ok: {}", names(&hosts));
                 }
                 HostsAction::Down => {

@@ -115,6 +115,28 @@ fn bad_real_host_configs_are_one_line_errors() {
         &config("", TWO, "[pint]\npath_bits = 8"),
         "frame_time = \"length\" keeps a frame's length",
     );
+    rejects(
+        run,
+        &config("", &format!("receive_cpus = \"1-\"\n{TWO}"), ""),
+        "real_hosts.receive_cpus: CPU list \"1-\"",
+    );
+    rejects(
+        run,
+        &config("", &format!("receive_cpus = \"3-1\"\n{TWO}"), ""),
+        "runs backwards",
+    );
+    rejects(
+        run,
+        &config("", &format!("receive_cpus = \"1,1\"\n{TWO}"), ""),
+        "listed twice",
+    );
+    // A CPU that is not online here: refused before anything is created.
+    rejects(
+        &["hosts", "up"],
+        &config("", &format!("receive_cpus = \"4000\"\n{TWO}"), ""),
+        "CPU 4000 is not online here",
+    );
+    assert!(!std::path::Path::new("/run/netns/rhcfg-none-a").exists());
     // Valid, but nothing exists on the system: refused before anything is opened.
     rejects(
         run,

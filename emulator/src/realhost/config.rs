@@ -39,6 +39,14 @@ pub struct RealHostsConfig {
     /// (every packet of the built-in endpoints is one MTU).
     #[serde(default)]
     pub frame_time: FrameTime,
+    /// CPUs that do the hosts' kernel receive work, as `taskset -c` takes
+    /// them ("1", "1-3", "0,2"): `hosts up` sets RPS on each host's veth to
+    /// them and `hosts check` checks it. Without it, a frame the emulator writes
+    /// to a host's veth is taken through the host's whole receive path (IP,
+    /// TCP, waking the application) inside the emulator's own write, on the
+    /// emulator's core: give the hosts' CPUs, not the emulator's.
+    #[serde(default)]
+    pub receive_cpus: Option<String>,
     #[serde(rename = "host")]
     pub hosts: Vec<RealHostConfig>,
 }
@@ -79,6 +87,68 @@ pub struct RealHostConfig {
 
 fn default_host_veth() -> String {
     "eth0".into()
+}
+
+/// A CPU list as `taskset -c` and sysfs write it ("1", "0-3", "0,2-3"):
+/// the CPUs in increasing order, none twice. One-line errors.
+pub fn parse_cpu_list(s: &str) -> Result<Vec<u32>, String> {
+    const MAX_CPU: u32 = 4095;
+    let bad = |why: &str| format!("CPU list {s:?}: {why} (e.g. \"1\", \"1-3\", \"0,2-3\")");
+    let mut cpus = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let num = |t: &str| -> Result<u32, String> {
+            t.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|c| *c <= MAX_CPU)
+                .ok_or_else(|| bad(&format!("{t:?} is not a CPU number 0..={MAX_CPU}")))
+        };
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (num(a)?, num(b)?),
+            None => {
+                let c = num(part)?;
+                (c, c)
+            }
+        };
+        if lo > hi {
+            return Err(bad(&format!("range {part:?} runs backwards")));
+        }
+        cpus.extend(lo..=hi);
+    }
+    cpus.sort_unstable();
+    let n = cpus.len();
+    cpus.dedup();
+    if cpus.len() != n {
+        return Err(bad("a CPU is listed twice"));
+    }
+    Ok(cpus)
+}
+
+/// The CPUs as a sysfs CPU mask: hexadecimal words of 32 CPUs, most
+/// significant first, separated by commas ("2", "00000001,00000000").
+pub fn cpu_mask(cpus: &[u32]) -> String {
+    let words = cpus.iter().max().map_or(1, |m| *m as usize / 32 + 1);
+    let mut w = vec![0u32; words];
+    for c in cpus {
+        w[*c as usize / 32] |= 1 << (c % 32);
+    }
+    let mut out: Vec<String> = w.iter().rev().map(|x| format!("{x:08x}")).collect();
+    out[0] = format!("{:x}", w[words - 1]);
+    out.join(",")
+}
+
+/// A sysfs CPU mask read back ("3", "00000000,00000002", with a newline)
+/// as the CPUs it holds.
+pub fn parse_cpu_mask(s: &str) -> Result<Vec<u32>, String> {
+    let mut cpus = Vec::new();
+    let words: Vec<&str> = s.trim().split(',').collect();
+    for (i, word) in words.iter().rev().enumerate() {
+        let w = u32::from_str_radix(word, 16)
+            .map_err(|_| format!("CPU mask {:?}: not hexadecimal words", s.trim()))?;
+        cpus.extend((0..32).filter(|b| w & (1 << b) != 0).map(|b| i as u32 * 32 + b));
+    }
+    Ok(cpus)
 }
 
 /// A real host resolved against the topology.
@@ -252,6 +322,9 @@ impl RealHostsConfig {
                 "real_hosts.frame_time = \"length\" keeps a frame's length where PINT and HPCC write their fields: set frame_time = \"slot\" with them".into(),
             );
         }
+        if let Some(c) = &self.receive_cpus {
+            parse_cpu_list(c).map_err(|e| format!("real_hosts.receive_cpus: {e}"))?;
+        }
         if !(self.max_pps.is_finite() && self.max_pps > 0.0) {
             return Err(format!(
                 "real_hosts.max_pps must be > 0, got {}",
@@ -316,5 +389,35 @@ impl RealHostsConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_read_as_taskset_writes_them() {
+        assert_eq!(parse_cpu_list("1"), Ok(vec![1]));
+        assert_eq!(parse_cpu_list("0,2-3"), Ok(vec![0, 2, 3]));
+        assert_eq!(parse_cpu_list("3-4, 1"), Ok(vec![1, 3, 4]));
+        for bad in ["", "a", "1-", "-1", "3-1", "1,1", "0-2,2", "5000"] {
+            assert!(parse_cpu_list(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn cpu_masks_are_sysfs_words() {
+        assert_eq!(cpu_mask(&[1]), "2");
+        assert_eq!(cpu_mask(&[0, 1, 2, 3]), "f");
+        assert_eq!(cpu_mask(&[1, 35]), "8,00000002");
+        assert_eq!(cpu_mask(&[32]), "1,00000000");
+        for cpus in [vec![1], vec![0, 5, 31], vec![1, 35, 64]] {
+            assert_eq!(parse_cpu_mask(&format!("{}\n", cpu_mask(&cpus))), Ok(cpus));
+        }
+        // As sysfs shows an all-zero mask on a machine with 2 and with 40 CPUs.
+        assert_eq!(parse_cpu_mask("0\n"), Ok(vec![]));
+        assert_eq!(parse_cpu_mask("00,00000000\n"), Ok(vec![]));
+        assert!(parse_cpu_mask("zz").is_err());
     }
 }

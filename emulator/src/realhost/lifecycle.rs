@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::config::ResolvedHost;
+use super::config::{cpu_mask, parse_cpu_list, parse_cpu_mask, ResolvedHost};
 
 pub fn namespace_exists(ns: &str) -> bool {
     Path::new("/run/netns").join(ns).exists()
@@ -38,8 +38,59 @@ fn run(args: &[&str]) -> Result<String, String> {
 
 const OFFLOADS_OFF: [&str; 8] = ["tso", "off", "gso", "off", "gro", "off", "tx", "off"];
 
+/// Run `args` in namespace `ns` with `input` on its standard input.
+fn run_with_input(ns: &str, args: &[&str], input: &str) -> Result<(), String> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("ip: {e}"))?;
+    let wrote = child
+        .stdin
+        .take()
+        .map(|mut i| i.write_all(input.as_bytes()))
+        .transpose();
+    let out = child.wait_with_output().map_err(|e| format!("ip: {e}"))?;
+    if !out.status.success() || wrote.is_err() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(format!(
+            "`ip netns exec {ns} {}` failed: {}",
+            args.join(" "),
+            err.lines().next().unwrap_or("").trim()
+        ));
+    }
+    Ok(())
+}
+
+/// `real_hosts.receive_cpus` against the CPUs online here.
+pub fn online_receive_cpus(receive_cpus: &[u32]) -> Result<(), String> {
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .map_err(|e| format!("/sys/devices/system/cpu/online: {e}"))?;
+    let online = parse_cpu_list(online.trim())?;
+    if let Some(c) = receive_cpus.iter().find(|c| !online.contains(c)) {
+        return Err(format!(
+            "real_hosts.receive_cpus: CPU {c} is not online here (online: {:?})",
+            online
+        ));
+    }
+    Ok(())
+}
+
+fn rps_path(h: &ResolvedHost) -> String {
+    format!("/sys/class/net/{}/queues/rx-0/rps_cpus", h.host_veth)
+}
+
 /// Create every host; on a failure remove what was made and say why.
-pub fn up(hosts: &[ResolvedHost], mtu: u32) -> Result<(), String> {
+/// `receive_cpus`: the CPUs RPS gives each host's receive work to.
+pub fn up(hosts: &[ResolvedHost], mtu: u32, receive_cpus: Option<&[u32]>) -> Result<(), String> {
+    if let Some(cpus) = receive_cpus {
+        online_receive_cpus(cpus)?;
+    }
     for h in hosts {
         if namespace_exists(&h.namespace) {
             return Err(format!(
@@ -54,14 +105,14 @@ pub fn up(hosts: &[ResolvedHost], mtu: u32) -> Result<(), String> {
             ));
         }
     }
-    let made = make(hosts, mtu);
+    let made = make(hosts, mtu, receive_cpus);
     if made.is_err() {
         down(hosts);
     }
     made
 }
 
-fn make(hosts: &[ResolvedHost], mtu: u32) -> Result<(), String> {
+fn make(hosts: &[ResolvedHost], mtu: u32, receive_cpus: Option<&[u32]>) -> Result<(), String> {
     let mtu = mtu.to_string();
     for h in hosts {
         let ns = h.namespace.as_str();
@@ -97,6 +148,9 @@ fn make(hosts: &[ResolvedHost], mtu: u32) -> Result<(), String> {
         let mut k = vec!["ethtool", "-K", veth];
         k.extend(OFFLOADS_OFF);
         run(&k)?;
+        if let Some(cpus) = receive_cpus {
+            run_with_input(ns, &["tee", &rps_path(h)], &cpu_mask(cpus))?;
+        }
     }
     for h in hosts {
         for g in hosts.iter().filter(|g| g.endpoint != h.endpoint) {
@@ -135,7 +189,10 @@ fn offloads_off(k: &str) -> Result<(), String> {
 }
 
 /// Check every host is as `up` made it; the first problem as one line.
-pub fn check(hosts: &[ResolvedHost], mtu: u32) -> Result<(), String> {
+pub fn check(hosts: &[ResolvedHost], mtu: u32, receive_cpus: Option<&[u32]>) -> Result<(), String> {
+    if let Some(cpus) = receive_cpus {
+        online_receive_cpus(cpus)?;
+    }
     for h in hosts {
         let at = |m: String| format!("real host {} ({}): {m}", h.ip, h.namespace);
         if !namespace_exists(&h.namespace) {
@@ -187,6 +244,17 @@ pub fn check(hosts: &[ResolvedHost], mtu: u32) -> Result<(), String> {
         ])
         .map_err(at)?;
         offloads_off(&k).map_err(|e| at(format!("{}: {e}", h.host_veth)))?;
+        if let Some(cpus) = receive_cpus {
+            let mask = run(&["ip", "netns", "exec", &h.namespace, "cat", &rps_path(h)]).map_err(at)?;
+            let have = parse_cpu_mask(&mask).map_err(at)?;
+            if have != cpus {
+                return Err(at(format!(
+                    "{} hands its receive work to CPUs {have:?}, not real_hosts.receive_cpus {cpus:?} (RPS, {})",
+                    h.host_veth,
+                    rps_path(h)
+                )));
+            }
+        }
         let neigh = run(&[
             "ip",
             "-n",

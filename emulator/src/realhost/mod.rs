@@ -36,7 +36,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::json;
 
-pub use config::{FrameTime, RealHostConfig, RealHostsConfig, ResolvedHost};
+pub use config::{FrameTime, RealHostConfig, RealHostsConfig, ResolvedHost, parse_cpu_list};
 
 use crate::config::{Config, ConfigError};
 use crate::endpoint::EndpointState;

@@ -92,7 +92,7 @@ impl Pair {
         let cfg: Config = toml::from_str(&text).expect("config");
         let topo = cfg.validate().expect("valid");
         let hosts = cfg.real_hosts.as_ref().unwrap().resolve(&topo).unwrap();
-        if let Err(e) = lifecycle::up(&hosts, 1500) {
+        if let Err(e) = lifecycle::up(&hosts, 1500, None) {
             lifecycle::down(&hosts);
             panic!("hosts up: {e}");
         }

@@ -3,31 +3,27 @@
 # joined to the emulator by veths, one switch, the sender's link at 2 Gb/s and the switch's port
 # towards the receiver at 1 Gb/s, so that port is the bottleneck (at its rate below, or less).
 #
-# 1. DCTCP port (K = 20), at 500 Mb/s (EMU_REALHOSTS_DCTCP_MBPS, 100..1000; 1000 is the rate of
-#    the issue's target and this machine's limit, below): one iperf3 TCP flow between DCTCP hosts:
-#    the kernel's tcp_dctcp when it has one, else planck_dctcp, a BPF congestion control built and
-#    registered for the test (emulator/realhosts/dctcp-cc.sh; this machine's kernel has reno,
-#    cubic and bbr only) and unregistered after it, else cubic with ECN. Always asserted: the
-#    emulator set CE on frames and the receiver's kernel counted CE packets (nstat IpExtInCEPkts).
-#    Asserted under the real-time rule (below), floors that a broken path or pacing falls far
-#    below: from the emulator's own counters, the bottleneck delivered >= 75 % of the port's rate
-#    in emulated time while the flow ran, with the port's median queue in 2..2K; from iperf3,
-#    goodput >= 75 % of the port's rate. Reported, met or not ("TARGET NOT MET"): the issue's
-#    targets, >= 90 % both ways and the median queue near K (K/2..2K). On this 2-core machine the
-#    emulator spins one core and the hosts' TCP, including the receiver's softirq work done in the
-#    emulator's own sends, share the cores. Quiet runs with cubic and ECN (which halves on a mark)
-#    gave 844 / 955 Mb/s delivered, 824 / 900 Mb/s iperf3 goodput and a median queue of 9-10; with
-#    planck_dctcp 913 Mb/s, 874 Mb/s and a median queue of 16, the emulator then behind real time
-#    (p99 lag 2.7 ms with 97 % of a core). On the slower 2-core machine of Nov 2026 (Zen 3, 2.45
-#    GHz) 1 Gb/s is past the limit: 721-763 Mb/s delivered, a median queue of 5-8 and the
-#    emulator's p99 lag at 1.0 ms, on both sides of the rule, so a CI run at 1 Gb/s passed or
-#    failed by chance (a run that kept the rule by 83 us delivered 740 Mb/s, under the floor). At
-#    500 Mb/s the emulator writes half the frames, as in part 2; three runs there: 500 Mb/s
-#    delivered, iperf3 480-482 Mb/s, median queue 16, p99 lag 64-96 us, real time kept. With the
-#    emulator pinned to core 0 and the hosts to core 1 (below; 29 Nov 2026), 1 Gb/s kept real
-#    time but not the rate: 735 / 865 Mb/s delivered, iperf3 707 / 808 Mb/s, median queue 6 / 9,
-#    the emulator's p50 lag 402 / 157 us (its core full with the frames and the receiver's
-#    softirq work): still past this machine.
+# 1. DCTCP port (K = 20) at 1 Gb/s (EMU_REALHOSTS_DCTCP_MBPS, 100..1000): one iperf3 TCP
+#    flow between DCTCP hosts: the kernel's tcp_dctcp when it has one, else planck_dctcp, a BPF
+#    congestion control built and registered for the test (emulator/realhosts/dctcp-cc.sh; this
+#    machine's kernel has reno, cubic and bbr only) and unregistered after it, else cubic with
+#    ECN. Always asserted: the emulator set CE on frames and the receiver's kernel counted CE
+#    packets (nstat IpExtInCEPkts). Asserted under the real-time rule (below): from the
+#    emulator's own counters, the bottleneck delivered >= 85 % of the port's rate in emulated
+#    time while the flow ran, with the port's median queue in 2..2K; from iperf3, goodput >= 85 %
+#    of the port's rate. Reported, met or not ("TARGET NOT MET"): the issue's targets, >= 90 %
+#    both ways and the median queue near K (K/2..2K).
+#    The emulator runs on core 0, the hosts' programs on the others, and so does the hosts'
+#    kernel receive work (real_hosts.receive_cpus: RPS on their veths). Without the latter, a
+#    veth runs the receiver's IP and TCP inside the emulator's own write, on the emulator's core:
+#    on this 2-core machine (Zen 3, 2.45 GHz; 29 Nov 2026) 1 Gb/s then delivered 735-865 Mb/s,
+#    iperf3 707-808 Mb/s, median queue 6-9, the emulator's p50 lag up to 441 us. With it, eight
+#    quiet runs: 960-980 Mb/s delivered, iperf3 905-945 Mb/s, median queue 15-16, the emulator's
+#    p50 lag 0 and p99 19-48 us. Its port still drops 1-6 thousand frames a run (of ~650 k): the
+#    queue traces show runs of frames at the sender link's 2 Gb/s that overfill the 200-frame
+#    buffer, the longest after the emulator stalled for a few ms (p99.9 lag up to 5 ms here) and
+#    then wrote the stalled frames at once, so that the receiver acknowledged them at once and the
+#    sender answered with a burst as long as the stall.
 # 2. Strict-priority port, at 500 Mb/s: a paced UDP flow of 150 Mb/s in a high class (TOS
 #    0xb8, class 2) beside a bulk UDP flow of 450 Mb/s (class 7), 1.2x the port
 #    (emulator/realhosts/udp_flow.py, sequence numbers counted at both ends). Always asserted:
@@ -39,21 +35,19 @@
 #    350 Mb/s, and the port dropped (its overflow). The bulk flow is unresponsive so that a port
 #    without priority must take rate from the high class: with
 #    EMU_REALHOSTS_PRIORITY_SCHEME=droptail both flows lose about a sixth and the test fails.
-#    Why not iperf3 and bulk TCP, as before: the receivers' kernel work runs in softirq inside
-#    the emulator's writes to their veths, on the emulator's core. iperf3's UDP server is woken
-#    for every datagram (an IPI to the other core each), and a TCP bulk flow adds the ACK path
-#    both ways and the sender's ACK-clocked transmits (GSO, veth, the capture ring) to it; with
-#    them the emulator fell behind real time on the quiet machine (p99 lag 1.4 ms, 2.7 % of
-#    slots over 1 ms). udp_flow.py's receivers drain their sockets on a 1 ms timer, so no
-#    arrival wakes anyone, and connected, they are found without a route lookup. The port at
-#    half part 1's rate halves the frames the emulator writes: the property is the same at any
-#    rate, and the headroom keeps a quiet run in real time.
+#    The senders and receivers are emulator/realhosts/udp_flow.py rather than iperf3: its
+#    receivers drain their sockets on a 1 ms timer, so no arrival wakes anyone (iperf3's UDP
+#    server is woken for every datagram), and connected, they are found without a route lookup.
+#    The port runs at 500 Mb/s because the senders, Python on the hosts' one core here, offered
+#    533-551 of the 900 Mb/s asked of them with the port at 1 Gb/s (29 Nov 2026); the property
+#    is the same at any rate.
 #
 # The real-time rule bounds the emulator's lag behind the wall clock (summary realtime, a
 # histogram of every slot's lag): p99 lag <= 1 ms and max lag <= 20 ms. Frames enter the
 # emulated network in the slot they reached the veth whatever the lag, so a lag only delays
 # what the emulator writes to the hosts, i.e. it stretches the flows' RTT (the emulated path
-# alone: 84 us; the test prints the ping RTT through the idle emulator, 0.11 ms quiet): at
+# alone: 84 us; the test prints the ping RTT through the idle emulator, 0.18-0.26 ms quiet
+# with the receive work handed to the hosts' core, 0.12 ms without): at
 # p99 <= 1 ms that stays within the RTT of a few queues at K, and the max bound keeps any
 # single stall at a tenth of Linux's 200 ms minimum RTO and a fifth of a 100 ms rate bin.
 # (A first rule, p99 <= 240 us, the queue at K draining, was broken by a quiet run that
@@ -61,6 +55,7 @@
 # its figures with "RATES NOT CHECKED" and why (the emulator's CPU share says whether it had
 # a core of its own) and passes on what is always asserted; EMU_REALHOSTS_STRICT=1 asserts
 # the floors whatever the lag.
+# EMU_REALHOSTS_KEEP=DIR copies the run's files (configs, emulator output, iperf3's JSON) there.
 # Everything is named with a random prefix and removed on exit. Needs root, iproute2,
 # ethtool, iperf3, python3 (scripts/deps.sh); clang-14 and bpftool for planck_dctcp.
 set -euo pipefail
@@ -101,6 +96,7 @@ cleanup() {
   for n in "$A" "$B"; do ip netns del "$n" 2>/dev/null; ip link del "$n-e" 2>/dev/null; done
   # The allowed list as it was; planck_dctcp unregistered only if this run registered it.
   "$DCTCP_CC" restore "$D/cc.state" >/dev/null 2>&1
+  [ -z "${EMU_REALHOSTS_KEEP:-}" ] || cp -r "$D" "$EMU_REALHOSTS_KEEP"
   rm -rf "$D"
 }
 trap cleanup EXIT
@@ -126,16 +122,29 @@ port_mbps() { # result variable, environment variable, default
   [ "$v" -ge 100 ] && [ "$v" -le 1000 ] || fail "$2: a whole number of Mb/s, 100..1000"
   printf -v "$1" '%s' "$v"
 }
-port_mbps DCTCP_MBPS EMU_REALHOSTS_DCTCP_MBPS 500
+port_mbps DCTCP_MBPS EMU_REALHOSTS_DCTCP_MBPS 1000
 # Part 2's port and offered rates, Mb/s of IP bytes: the high class at 30 % of the port, the
-# bulk flow at 90 %, 1.2x the port in all. The port runs at 500 Mb/s, half the 1 Gb/s part 1
-# ran at before (see the header): the emulator writes half as many frames to the hosts.
-# EMU_REALHOSTS_PRIORITY_MBPS=1000 runs it at 1 Gb/s (docs/emulator.md has such a run).
+# bulk flow at 90 %, 1.2x the port in all. The port runs at 500 Mb/s (the header says why);
+# EMU_REALHOSTS_PRIORITY_MBPS=1000 runs it at 1 Gb/s.
 port_mbps PRIO_PORT_MBPS EMU_REALHOSTS_PRIORITY_MBPS 500
 HIGH_MBPS=$((PRIO_PORT_MBPS * 3 / 10))
 BULK_MBPS=$((PRIO_PORT_MBPS * 9 / 10))
 pair pair.json "$(awk -v m="$DCTCP_MBPS" 'BEGIN {print m / 1000}')"
 pair pair-priority.json "$(awk -v m="$PRIO_PORT_MBPS" 'BEGIN {print m / 1000}')"
+# The emulator's worker spins on core 0 and the hosts' programs run on the others, so that
+# neither takes the other's core (without pinning the emulator loses scheduler slices to iperf3
+# and falls behind); on a one-CPU machine nothing is pinned.
+EMU_PIN=()
+HOST_PIN=()
+RECEIVE_CPUS=
+if [ "$(nproc)" -ge 2 ]; then
+  EMU_PIN=(taskset -c 0)
+  HOST_PIN=(taskset -c "1-$(($(nproc) - 1))")
+  # The hosts' kernel receive work (IP, TCP, waking iperf3) on their cores too: without it the
+  # veth runs it inside the emulator's writes, on the emulator's core (real_hosts.receive_cpus).
+  RECEIVE_CPUS="receive_cpus = \"1-$(($(nproc) - 1))\""
+fi
+
 config() { # scheme table body, topology file
   cat <<EOF
 [emulation]
@@ -153,6 +162,7 @@ $1
 queue_samples = true
 max_queue_samples = 4000000
 [real_hosts]
+$RECEIVE_CPUS
 [[real_hosts.host]]
 endpoint = "a"
 namespace = "$A"
@@ -188,15 +198,6 @@ for n in "$A" "$B"; do
   [ "$CC" = cubic ] || ip netns exec "$n" sysctl -qw net.ipv4.tcp_congestion_control="$CC"
 done
 
-# The emulator's worker spins on core 0 and the hosts' programs run on the others, so that
-# neither takes the other's core (without pinning the emulator loses scheduler slices to iperf3
-# and falls behind); on a one-CPU machine nothing is pinned.
-EMU_PIN=()
-HOST_PIN=()
-if [ "$(nproc)" -ge 2 ]; then
-  EMU_PIN=(taskset -c 0)
-  HOST_PIN=(taskset -c "1-$(($(nproc) - 1))")
-fi
 
 start_emu() { # config name
   "${EMU_PIN[@]}" "$EMU" run --config "$D/$1.toml" --out "$D/$1" >"$D/$1.summary.json" 2>"$D/$1.err" &
@@ -258,7 +259,7 @@ P99_LAG_US, MAX_LAG_US, OWN_CORE = 1000.0, 20_000.0, 0.9
 # Floors asserted under the rule (a broken path or pacing falls far below them), and the
 # issue's targets, reported: on this 2-core machine the emulator's spinning thread and the
 # hosts' TCP share the cores, and quiet runs landed on both sides of 90 % (824-955 Mb/s).
-FLOOR, TARGET = 0.75, 0.9
+FLOOR, DCTCP_FLOOR, TARGET = 0.75, 0.85, 0.9
 targets_missed = []
 failures, notes = [], []
 
@@ -326,7 +327,7 @@ else:
     print(f"dctcp: emulated bottleneck delivered {emu_mbps:.0f} Mb/s (median of {len(bins)} x {bin_us/1000:.0f} ms), "
           f"queue median {q_med} mean {q_mean:.1f} (K = {K}), marks {port['marked']}, drops {port['dropped']}, "
           f"CE at receiver {ce_kernel}, sender cc {cc}")
-    check(emu_mbps < FLOOR * RATE_MBPS, f"dctcp: emulated delivery {emu_mbps:.0f} Mb/s < 75 % of {RATE_MBPS:.0f}", ok)
+    check(emu_mbps < DCTCP_FLOOR * RATE_MBPS, f"dctcp: emulated delivery {emu_mbps:.0f} Mb/s < 85 % of {RATE_MBPS:.0f}", ok)
     check(not (2 <= q_med <= 2 * K), f"dctcp: median queue {q_med} not in 2..2K (K = {K})", ok)
     target(emu_mbps < TARGET * RATE_MBPS, f"dctcp: emulated delivery {emu_mbps:.0f} Mb/s < 90 % of {RATE_MBPS:.0f}")
     target(not (K / 2 <= q_med <= 2 * K), f"dctcp: median queue {q_med} not near K = {K} (K/2..2K)"
@@ -337,7 +338,7 @@ if ce_kernel == 0:
     failures.append("dctcp: receiver kernel counted no CE packet")
 ip = load("dctcp.iperf.json")["end"]["sum_received"]["bits_per_second"] / 1e6
 print(f"dctcp: iperf3 goodput {ip:.0f} Mb/s")
-check(ip < FLOOR * RATE_MBPS, f"dctcp: iperf3 goodput {ip:.0f} Mb/s < 75 % of {RATE_MBPS:.0f}", ok)
+check(ip < DCTCP_FLOOR * RATE_MBPS, f"dctcp: iperf3 goodput {ip:.0f} Mb/s < 85 % of {RATE_MBPS:.0f}", ok)
 target(ip < TARGET * RATE_MBPS, f"dctcp: iperf3 goodput {ip:.0f} Mb/s < 90 % of {RATE_MBPS:.0f}")
 
 # 2. Strict priority.
@@ -393,6 +394,6 @@ for m in targets_missed:
 if failures:
     print("FAIL emu-realhosts: " + "; ".join(failures))
     sys.exit(1)
-print("PASS emu-realhosts" + (" (some rates NOT CHECKED: the emulator fell behind real time; figures above)"
+print("PASS emu-realhosts" + (" (some rates NOT CHECKED: why above)"
                               if notes else " (rates checked under the real-time rule)"))
 PY
