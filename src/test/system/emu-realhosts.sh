@@ -137,12 +137,17 @@ pair pair-priority.json "$(awk -v m="$PRIO_PORT_MBPS" 'BEGIN {print m / 1000}')"
 EMU_PIN=()
 HOST_PIN=()
 RECEIVE_CPUS=
-if [ "$(nproc)" -ge 2 ]; then
+NCPU=$(nproc)
+if [ "$NCPU" -ge 2 ]; then
+  HOST_CPUS=1-$((NCPU - 1))
   EMU_PIN=(taskset -c 0)
-  HOST_PIN=(taskset -c "1-$(($(nproc) - 1))")
+  HOST_PIN=(taskset -c "$HOST_CPUS")
+  # This script and everything it starts too: scheduled on core 0, they took it from the
+  # emulator for milliseconds at a time (perf sched).
+  taskset -p -c "$HOST_CPUS" $$ >/dev/null
   # The hosts' kernel receive work (IP, TCP, waking iperf3) on their cores too: without it the
   # veth runs it inside the emulator's writes, on the emulator's core (real_hosts.receive_cpus).
-  RECEIVE_CPUS="receive_cpus = \"1-$(($(nproc) - 1))\""
+  RECEIVE_CPUS="receive_cpus = \"$HOST_CPUS\""
 fi
 
 config() { # scheme table body, topology file
