@@ -134,9 +134,9 @@ DCTCP_CC=$REPO/emulator/realhosts/dctcp-cc.sh
 # Kernel threads that may run on any CPU (rcu_preempt, kdamond, khugepaged, kcompactd, unbound
 # kworkers) go to HOST_CPUS for the experiment and back to their own CPUs on exit; per-CPU
 # threads cannot move and stay. Left where they were, they took EMU_CPU from the emulator for
-# up to 4 ms at a time (perf sched): with them moved, the emulator's max lag in two runs at load
-# 0.6 fell from 5.8 and 8.4 ms to 2.8 and 1.4 ms and its p99.9 to 137-187 us. KTHREADS=stay
-# leaves them alone.
+# up to 4 ms at a time (perf sched); with them moved, the emulator's max lag over the 18
+# emulated runs of the standard set fell from 1.6-8.4 ms (median 4.2) to 2.3-5.1 ms (median
+# 3.1) (docs/realhosts.md, Results). KTHREADS=stay leaves them alone.
 KTHREADS=${KTHREADS:-move}
 case $KTHREADS in move|stay) ;; *) echo "fct-accuracy: KTHREADS must be move or stay" >&2; exit 2 ;; esac
 KT_SAVED=()
