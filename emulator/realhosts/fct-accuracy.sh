@@ -66,19 +66,27 @@ HOST_PIN=()
 # for up to 5 ms at a time (perf sched), and the emulator, writing the stalled frames at once
 # afterwards, made the hosts' ACK clocks send in synchronised bursts.
 [ -z "$HOST_CPUS" ] || taskset -p -c "$HOST_CPUS" $$ >/dev/null
+# A CPU list as taskset takes it ("1", "1-3", "0,2") -> its CPUs, space-separated.
+cpus_of() {
+  local parts part c out=()
+  IFS=, read -ra parts <<<"$1"
+  for part in "${parts[@]}"; do
+    for ((c = ${part%-*}; c <= ${part#*-}; c++)); do out+=("$c"); done
+  done
+  echo "${out[@]}"
+}
 # HOST_CPUS as a sysfs CPU mask (32-CPU hexadecimal words, most significant first).
 HOST_MASK=
-[ -z "$HOST_CPUS" ] || HOST_MASK=$(python3 -c '
-import sys
-cpus = set()
-for part in sys.argv[1].split(","):
-    lo, _, hi = part.partition("-")
-    cpus.update(range(int(lo), int(hi or lo) + 1))
-words = [0] * (max(cpus) // 32 + 1)
-for c in cpus:
-    words[c // 32] |= 1 << (c % 32)
-print(",".join(f"{w:x}" if i == 0 else f"{w:08x}" for i, w in enumerate(reversed(words))))
-' "$HOST_CPUS")
+if [ -n "$HOST_CPUS" ]; then
+  words=() top=0
+  for c in $(cpus_of "$HOST_CPUS"); do
+    words[c / 32]=$((${words[c / 32]:-0} | 1 << (c % 32)))
+    top=$((c / 32 > top ? c / 32 : top))
+  done
+  for ((w = top; w >= 0; w--)); do
+    [ -z "$HOST_MASK" ] && HOST_MASK=$(printf '%x' "${words[w]:-0}") || HOST_MASK+=$(printf ',%08x' "${words[w]:-0}")
+  done
+fi
 [ "$(id -u)" -eq 0 ] || { echo "fct-accuracy: needs root" >&2; exit 2; }
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -147,13 +155,7 @@ move_kthreads() {
     cpus=$(taskset -p -c "$pid" 2>/dev/null | awk '{print $NF}') || continue
     # Only threads allowed on more than one CPU, the emulator's among them.
     case $cpus in *,*|*-*) ;; *) continue ;; esac
-    python3 -c '
-import sys
-cpus = set()
-for part in sys.argv[1].split(","):
-    lo, _, hi = part.partition("-")
-    cpus.update(range(int(lo), int(hi or lo) + 1))
-sys.exit(0 if int(sys.argv[2]) in cpus else 1)' "$cpus" "$EMU_CPU" || continue
+    case " $(cpus_of "$cpus") " in *" $EMU_CPU "*) ;; *) continue ;; esac
     taskset -p -c "$HOST_CPUS" "$pid" >/dev/null 2>&1 && KT_SAVED+=("$pid:$cpus")
   done
   echo "fct-accuracy: ${#KT_SAVED[@]} kernel threads moved to CPUs $HOST_CPUS for the run (KTHREADS=stay leaves them)" >&2
