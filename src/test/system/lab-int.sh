@@ -17,6 +17,11 @@ log="$out.log"
 trap 'rm -rf "$out" "$log"' EXIT
 fail() {
     echo "FAIL lab-int: $*"
+    if [ -s "$out/loop-latency.csv" ]; then
+        # The decisions by trigger and outcome, so a failure can be told apart from a slow run.
+        echo "lab-int: decisions (count trigger moved-anything):"
+        awk -F, 'NR > 1 { print $3, ($11 > 0 ? "moved" : "none") }' "$out/loop-latency.csv" | sort | uniq -c
+    fi
     exit 1
 }
 

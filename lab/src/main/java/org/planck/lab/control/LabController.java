@@ -128,6 +128,14 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     private PathConformance conformance = newConformance();
     /** INT port state and which congestion signal TE acts on (mirrors unless set). */
     private IntQueueCongestion intPorts = IntQueueCongestion.mirrorsOnly();
+    /**
+     * Ports INT marked congested and not cleared, with the report time of the signal that marked
+     * each. A relief of such a port on later flow rates (the mark came before the flows' rates, so
+     * its own decision found nothing to move) is logged as an INT decision from that report: the
+     * move is INT's, and its loop latency includes the wait for the rates. At most the topology's
+     * ports (bounded as {@link IntQueueCongestion} bounds its ports).
+     */
+    private final Map<ConnectPoint, Long> intMarkedUs = new HashMap<>();
 
     /**
      * A controller.
@@ -158,6 +166,7 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         conformance = newConformance();
         flows.clear();
         finished.clear();
+        intMarkedUs.clear();
         loop = new TeLoop(placements, flows, this::reported, latencyMicros -> { });
         loop.configure(settings.threshold(), settings.dampingMs(), settings.elephantPct() / 100.0);
         loop.setMode(mode);
@@ -305,6 +314,11 @@ public final class LabController implements TelemetrySink, AutoCloseable {
             // A standing queue: the port sends at line rate (the app counts it as utilisation 1).
             IntPortSignal s = intMarks.get(i);
             boolean congested = intStates.get(i);
+            if (congested) {
+                intMarkedUs.put(s.port(), s.reportUs());
+            } else {
+                intMarkedUs.remove(s.port());
+            }
             List<Reroute> done = loop.onNotice(s.port(), congested, OptionalDouble.of(1.0), true, receivedNanos);
             if (congested) {
                 decided(LoopLatencyLog.Trigger.INT_QUEUE, s.port(), s.reportUs(), receiptUs, done, true,
@@ -327,8 +341,16 @@ public final class LabController implements TelemetrySink, AutoCloseable {
         if (newestSampleUs > 0) {
             // New rates and demands: relieve every port congested or over threshold in the view.
             List<Reroute> done = loop.relieveOverloaded(loop.congestedPorts(), receivedNanos);
-            decidedByPort(LoopLatencyLog.Trigger.LOAD_VIEW, newestSampleUs, receiptUs, done,
-                          new LoopLatencyLog.Stages(-1, batch.sentUs(), -1, 0));
+            LoopLatencyLog.Stages stages = new LoopLatencyLog.Stages(-1, batch.sentUs(), -1, 0);
+            for (Map.Entry<ConnectPoint, List<Reroute>> e : byPort(done).entrySet()) {
+                Long marked = intMarkedUs.get(e.getKey());
+                if (marked != null) {
+                    decided(LoopLatencyLog.Trigger.INT_QUEUE, e.getKey(), marked, receiptUs, e.getValue(), false, stages);
+                } else {
+                    decided(LoopLatencyLog.Trigger.LOAD_VIEW, e.getKey(), newestSampleUs, receiptUs, e.getValue(), false,
+                            stages);
+                }
+            }
         }
         flushRound();
         if (!batch.pintPaths().isEmpty() || !batch.pintLatencies().isEmpty()) {
@@ -509,11 +531,16 @@ public final class LabController implements TelemetrySink, AutoCloseable {
     /** Notes the moves of a multi-port decision, one decision per relieved port. */
     private void decidedByPort(LoopLatencyLog.Trigger trigger, long sampleUs, long receiptUs, List<Reroute> done,
                                LoopLatencyLog.Stages stages) {
+        byPort(done).forEach((port, rs) -> decided(trigger, port, sampleUs, receiptUs, rs, false, stages));
+    }
+
+    /** A multi-port decision's moves by the port each relieved, in decision order. */
+    private static Map<ConnectPoint, List<Reroute>> byPort(List<Reroute> done) {
         Map<ConnectPoint, List<Reroute>> byPort = new LinkedHashMap<>();
         for (Reroute r : done) {
             byPort.computeIfAbsent(r.congestedPort().orElseThrow(), k -> new ArrayList<>()).add(r);
         }
-        byPort.forEach((port, rs) -> decided(trigger, port, sampleUs, receiptUs, rs, false, stages));
+        return byPort;
     }
 
     /** A round's rule batch with its decisions, waiting for {@link #installPending()}. */

@@ -172,6 +172,61 @@ public class IntQueueCongestionTest {
     }
 
     /**
+     * INT marks the port before the collector has any rate of its flows (a queue builds in the
+     * first milliseconds of slow start): the decision finds nothing to move. The rates that follow
+     * relieve the marked port, and that move is INT's: logged as an INT queue decision from the
+     * report that marked the port. After INT clears the port, the same rates move nothing.
+     */
+    @Test
+    public void aMarkBeforeTheRatesMovesOnceTheRatesArrive() throws Exception {
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        c.useCongestion(new IntQueueCongestion(CongestionSignal.INT, 24, 16));
+        RoutingPlan plan = c.install();
+        Object[] p = collidingFlows(plan);
+        FlowKey f0 = (FlowKey) p[0];
+        FlowKey f1 = (FlowKey) p[1];
+        ConnectPoint uplink = (ConnectPoint) p[2];
+        MacAddress s0 = (MacAddress) p[3];
+        MacAddress d0 = (MacAddress) p[4];
+        int before = c.pathIndex(f0, s0, d0);
+        long now = LabController.nowUs();
+        ingest(c, intQueue(uplink, 40, now), now + 100);
+        c.installPending();
+        assertEquals(0, c.moves());
+        assertEquals(1, latencies.entries().size());
+        LoopLatencyLog.Entry first = latencies.entries().get(0);
+        assertEquals(LoopLatencyLog.Trigger.INT_QUEUE, first.trigger());
+        assertEquals(0, first.moves());
+
+        ingest(c, LabControllerTest.batch(2, LabControllerTest.flowRate(f0, uplink, 70e6, now + 5000) + ","
+                + LabControllerTest.flowRate(f1, uplink, 50e6, now + 5000)), now + 6000);
+        c.installPending();
+        assertEquals(1, c.moves());
+        assertNotEquals(before, c.pathIndex(f0, s0, d0));
+        assertEquals(2, latencies.entries().size());
+        LoopLatencyLog.Entry moved = latencies.entries().get(1);
+        assertEquals(LoopLatencyLog.Trigger.INT_QUEUE, moved.trigger());
+        assertEquals(uplink, moved.port());
+        assertEquals("the loop counts from the INT report that marked the port", now, moved.sampleUs());
+        assertEquals(1, moved.moves());
+
+        // Cleared by INT: the port is no longer INT's, and the load view triggers nothing under int.
+        LabController c2 = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        c2.useCongestion(new IntQueueCongestion(CongestionSignal.INT, 24, 16));
+        c2.install();
+        int entries = latencies.entries().size();
+        ingest(c2, intQueue(uplink, 40, now + 7000), now + 7100);
+        ingest(c2, intQueue(uplink, 0, now + 8000), now + 8100);
+        ingest(c2, LabControllerTest.batch(3, LabControllerTest.flowRate(f0, uplink, 70e6, now + 9000) + ","
+                + LabControllerTest.flowRate(f1, uplink, 50e6, now + 9000)), now + 9100);
+        c2.installPending();
+        assertEquals(0, c2.moves());
+        assertEquals("only the marking decision, which moved nothing", entries + 1, latencies.entries().size());
+        c2.close();
+        c.close();
+    }
+
+    /**
      * Under mirrors (the default) an INT queue report starts no decision; under both it does.
      * The flows are mice (5 MB/s each), so the mirror-derived load view triggers nothing itself.
      */
