@@ -161,6 +161,10 @@ pub enum SchemeConfig {
         weight: f64,
         #[serde(default)]
         ecn: bool,
+        /// `floyd` (count-spread drops, idle decay; as ns-3's RedQueueDisc)
+        /// or `fixed` (the curve's probability on every packet).
+        #[serde(default)]
+        variant: crate::scheme::red::RedVariant,
     },
     Dctcp {
         k: u32,
@@ -213,6 +217,7 @@ impl SchemeConfig {
                 max_p: 0.1,
                 weight: 0.002,
                 ecn: false,
+                variant: Default::default(),
             },
             "red_ecn" => SchemeConfig::Red {
                 min_th: 20.0,
@@ -220,6 +225,7 @@ impl SchemeConfig {
                 max_p: 0.1,
                 weight: 0.002,
                 ecn: true,
+                variant: Default::default(),
             },
             "dctcp" => SchemeConfig::Dctcp { k: 20 },
             "priority" => SchemeConfig::Priority { queues: 8 },

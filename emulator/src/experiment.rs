@@ -26,6 +26,7 @@ pub fn with_scheme<V: SchemeVisitor>(scheme: &SchemeConfig, seed: u64, v: V) -> 
             max_p,
             weight,
             ecn,
+            variant,
         } => {
             let params = red::RedParams {
                 min_th,
@@ -33,6 +34,7 @@ pub fn with_scheme<V: SchemeVisitor>(scheme: &SchemeConfig, seed: u64, v: V) -> 
                 max_p,
                 weight,
                 ecn,
+                variant,
             };
             v.visit(move |id, p, r| {
                 red::router(

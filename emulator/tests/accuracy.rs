@@ -4,7 +4,7 @@ mod common;
 use common::*;
 
 use planck_emu::packet::{ECT, Packet};
-use planck_emu::scheme::red::{RedEnqueue, RedParams};
+use planck_emu::scheme::red::{RedEnqueue, RedParams, RedVariant};
 use planck_emu::scheme::{Admission, Enqueue, QueueBank};
 
 /// Poisson arrivals (16 sources on 10x-rate links, so per-slot arrivals at the
@@ -269,6 +269,7 @@ fn red_drop_probability_follows_its_curve() {
             max_p: 0.2,
             weight: 0.002,
             ecn,
+            variant: RedVariant::Fixed,
         };
         let mut red = RedEnqueue::new(params, 1, 42);
         let mut bank = QueueBank::new(&[1000], 1);

@@ -51,6 +51,11 @@ fn bad_configs_exit_nonzero_with_one_line() {
         "min_th < max_th",
     );
     rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[scheme]\nkind = \"red\"\nmin_th = 10\nmax_th = 30\nvariant = \"gentle\"\n",
+        "c1.toml",
+        "unknown variant `gentle`, expected `floyd` or `fixed`",
+    );
+    rejects(
         "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[transport]\nrcv_wnd_pkts = 5000\n",
         "c2.toml",
         "rcv_wnd_pkts must be in 1..=4096",

@@ -483,7 +483,9 @@ impl FlowSender {
             TransportKind::Tcp => {
                 self.in_cwr &= self.acked <= self.cut_until;
                 if ack.ece && cfg.ecn && self.acked > self.cut_until {
-                    self.ssthresh = (self.cwnd / 2.0).max(2.0);
+                    // RFC 3168 6.1.2: the same cut as for a loss (RFC 5681
+                    // (4): half of what is in flight, as ns-3's NewReno).
+                    self.ssthresh = self.loss_ssthresh(cfg);
                     self.cwnd = self.ssthresh;
                     self.cut_until = self.high_seq;
                     self.in_cwr = true;

@@ -138,6 +138,10 @@ pub trait Enqueue {
         bank: &mut QueueBank,
         now: Slot,
     ) -> Admission;
+    /// The link of `port` took the port's last packet in slot `now` (the
+    /// port is empty from `now + 1`). RED's average decays over idle time.
+    #[inline]
+    fn drained(&mut self, _port: PortId, _now: Slot) {}
 }
 
 /// Schedule stage: pick the next packet to send on a port, if any.
@@ -238,6 +242,7 @@ where
         counters.transmitted += p.is_some() as u64;
         if self.bank.ports[i].len == 0 {
             self.busy.remove(port);
+            self.enqueue.drained(port, now);
         }
         p
     }
