@@ -39,6 +39,11 @@ DELAY_US = 1.2          # ns-3: the same propagation delay
 ACK_DELAY_SLOTS = 2     # ns-3: 40-byte ACKs back over two links: 2 x 1.23 us
 BUFFER = 1024
 K = 65
+# RED with ECN (scheme "red"): Floyd's RED on both sides (count-spread marks, idle decay, hard
+# drops at max_th), TCP NewReno with classic ECN. Thresholds in packets waiting at the port.
+RED_MIN_TH, RED_MAX_TH, RED_MAX_P, RED_QW = 65, 195, 0.1, 0.002
+# The emulator's RED variant (--red-variant; the reference always runs Floyd's).
+RED_VARIANT = "floyd"
 MIN_RTO_US = 10000.0
 # The reference's 4 MB receive buffers (fct_ref), in packets: TCP sends no new data beyond
 # the cumulative ACK + the receiver's window, which matters when a lost packet holds it.
@@ -46,7 +51,8 @@ RCV_WND_PKTS = (4 << 20) // PAYLOAD
 # The reference's host jitter (fct_ref --hostJitterNs), uniform [0, J) ns a packet, by
 # scheme: DropTail's full ports need it (docs/emulator.md, discrepancies 11 and 12); DCTCP keeps
 # none. Centred: the host link's delay shortened by J / 2, so a packet's mean delay is the link's.
-HOST_JITTER_NS = {"droptail": 600.0, "dctcp": 0.0}
+HOST_JITTER_NS = {"droptail": 600.0, "dctcp": 0.0, "red": 0.0}
+SCHEMES = tuple(HOST_JITTER_NS)
 HOST_JITTER_MODE = "centred"
 SMALL, LARGE = 100_000, 10_000_000
 NS3_MODULES = "ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications ns3-traffic-control"
@@ -117,7 +123,11 @@ def idle_starts(flows):
 def emu_config(path, flows_csv, scheme, duration_us, seed):
     rows = list(csv.DictReader(open(flows_csv)))
     tr = "dctcp" if scheme == "dctcp" else "tcp"
-    sch = f'kind = "dctcp"\nk = {K}' if scheme == "dctcp" else 'kind = "droptail"'
+    sch = {"dctcp": f'kind = "dctcp"\nk = {K}',
+           "red": (f'kind = "red"\nmin_th = {RED_MIN_TH}\nmax_th = {RED_MAX_TH}\nmax_p = {RED_MAX_P}\n'
+                   f'weight = {RED_QW}\necn = true\nvariant = "{RED_VARIANT}"'),
+           "droptail": 'kind = "droptail"'}[scheme]
+    ecn = "true" if scheme == "red" else "false"
     with open(path, "w") as f:
         f.write(f"""[emulation]
 duration_us = {duration_us:.1f}
@@ -141,7 +151,7 @@ min_rto_us = {MIN_RTO_US}
 sack = true
 delayed_ack = false
 ack_delay_slots = {ACK_DELAY_SLOTS}
-ecn = false
+ecn = {ecn}
 
 [[workload]]
 kind = "flows"
@@ -206,7 +216,9 @@ def ns3_args(scheme, seed, host_jitter_ns, centred=False):
     """fct_ref's arguments besides its files: part of what makes a result reusable."""
     return [f"--scheme={scheme}", f"--hosts={HOSTS}", f"--gbps={GBPS}", f"--delayUs={DELAY_US}",
             f"--buffer={BUFFER}", f"--k={K}", f"--minRtoMs={MIN_RTO_US / 1000}", "--limitS=100",
-            f"--hostJitterNs={host_jitter_ns:g}", f"--seed={seed}"] + (["--hostJitterCentred=1"] if centred else [])
+            f"--hostJitterNs={host_jitter_ns:g}", f"--seed={seed}"] + (["--hostJitterCentred=1"] if centred else []) + (
+        [f"--redMinTh={RED_MIN_TH}", f"--redMaxTh={RED_MAX_TH}", f"--redMaxP={RED_MAX_P}", f"--redQw={RED_QW}"]
+        if scheme == "red" else [])
 
 
 def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns, centred=False):
@@ -300,8 +312,11 @@ def parse_jitter(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--loads", default="0.2,0.4,0.6")
-    ap.add_argument("--schemes", default="droptail,dctcp")
+    ap.add_argument("--schemes", default="droptail,dctcp,red")
     ap.add_argument("--seeds", default="1")
+    ap.add_argument("--red-variant", choices=("floyd", "fixed"), default="floyd",
+                    help="the emulator's RED: floyd (as the reference) or fixed (the curve on every packet); "
+                         "default %(default)s")
     ap.add_argument("--flows", type=int, default=1000, help="measured flows per run")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "accuracy"))
     ap.add_argument("--emu", default=os.path.join(ROOT, "target", "release", "planck-emu"))
@@ -321,6 +336,7 @@ def main():
                          "the link's mean delay (J up to twice the link delay); added only adds it "
                          "(default %(default)s)")
     a = ap.parse_args()
+    globals()["RED_VARIANT"] = a.red_variant
     try:
         loads = [float(x) for x in a.loads.split(",")]
         seeds = [int(x) for x in a.seeds.split(",")]
@@ -330,12 +346,12 @@ def main():
     check_bins = a.check_bins.split(",")
     jitter = parse_jitter(a.host_jitter_ns)
     if jitter is None:
-        ap.error("--host-jitter-ns: J or SCHEME=J,... with schemes droptail|dctcp and J in [0, 1e6)")
+        ap.error("--host-jitter-ns: J or SCHEME=J,... with schemes droptail|dctcp|red and J in [0, 1e6)")
     centred = a.host_jitter_mode == "centred"
     if centred and centred_jitter_error(max(jitter.values())):
         ap.error(centred_jitter_error(max(jitter.values())))
-    if any(s not in ("droptail", "dctcp") for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
-        ap.error("schemes are droptail|dctcp, loads in (0, 1), flows >= 1")
+    if any(s not in SCHEMES for s in schemes) or not all(0 < l < 1 for l in loads) or a.flows < 1:
+        ap.error("schemes are droptail|dctcp|red, loads in (0, 1), flows >= 1")
     if not os.path.exists(a.emu):
         sys.exit(f"accuracy: {a.emu} missing: cargo build -p planck-emu --release")
     os.makedirs(a.out, exist_ok=True)

@@ -3,7 +3,7 @@
 // SACK (or DCTCP), FCT to the last byte at the receiver.
 //
 // Build: g++ -O2 -std=c++17 fct_ref.cc $(pkg-config --cflags --libs ns3-...) -o fct_ref
-// Run:   fct_ref --flows=flows.csv --out=fct.csv --scheme=droptail|dctcp
+// Run:   fct_ref --flows=flows.csv --out=fct.csv --scheme=droptail|dctcp|red
 //        [--hosts=36] [--gbps=10] [--delayUs=1.2] [--buffer=1024] [--k=65]
 //        [--hostJitterNs=0 [--hostJitterCentred=1] --seed=1]
 //
@@ -384,17 +384,22 @@ main(int argc, char* argv[])
     bool hostPacing = true;
     uint32_t hosts = 36, buffer = 1024, k = 65, initCwnd = 10;
     double gbps = 10, delayUs = 1.2, minRtoMs = 10, limitS = 60, hostJitterNs = 0;
+    double redMinTh = 65, redMaxTh = 195, redMaxP = 0.1, redQw = 0.002;
     uint32_t seed = 1;
     bool hostJitterCentred = false;
     CommandLine cmd;
     cmd.AddValue("flows", "flows CSV (id,src,dst,bytes,start_us)", flowsFile);
     cmd.AddValue("out", "output CSV", outFile);
-    cmd.AddValue("scheme", "droptail or dctcp", scheme);
+    cmd.AddValue("scheme", "droptail, dctcp or red (RED with ECN)", scheme);
     cmd.AddValue("hosts", "endpoints on the switch", hosts);
     cmd.AddValue("gbps", "link rate", gbps);
     cmd.AddValue("delayUs", "propagation delay per link", delayUs);
     cmd.AddValue("buffer", "switch port buffer, packets", buffer);
     cmd.AddValue("k", "DCTCP marking threshold, packets", k);
+    cmd.AddValue("redMinTh", "RED: min_th, packets waiting at the port", redMinTh);
+    cmd.AddValue("redMaxTh", "RED: max_th, packets waiting at the port", redMaxTh);
+    cmd.AddValue("redMaxP", "RED: the curve's probability at max_th", redMaxP);
+    cmd.AddValue("redQw", "RED: weight of the average", redQw);
     cmd.AddValue("initCwnd", "initial window, segments", initCwnd);
     cmd.AddValue("minRtoMs", "minimum RTO", minRtoMs);
     cmd.AddValue("limitS", "simulated time limit", limitS);
@@ -412,10 +417,15 @@ main(int argc, char* argv[])
     cmd.AddValue("queueTrace", "write switch port occupancies here (time_us,port,packets)", queueTraceFile);
     cmd.AddValue("queueSampleUs", "queue trace sampling interval", queueSampleUs);
     cmd.Parse(argc, argv);
-    if (flowsFile.empty() || outFile.empty() || (scheme != "droptail" && scheme != "dctcp") ||
+    if (flowsFile.empty() || outFile.empty() || (scheme != "droptail" && scheme != "dctcp" && scheme != "red") ||
         !(hostJitterNs >= 0 && hostJitterNs < 1e6))
     {
-        std::cerr << "fct_ref: need --flows, --out, --scheme=droptail|dctcp and --hostJitterNs in [0, 1e6)\n";
+        std::cerr << "fct_ref: need --flows, --out, --scheme=droptail|dctcp|red and --hostJitterNs in [0, 1e6)\n";
+        return 2;
+    }
+    if (!(redMinTh >= 1 && redMaxTh > redMinTh && redMaxP > 0 && redMaxP <= 1 && redQw > 0 && redQw <= 1))
+    {
+        std::cerr << "fct_ref: RED needs 1 <= redMinTh < redMaxTh, redMaxP and redQw in (0, 1]\n";
         return 2;
     }
     if (hostJitterCentred && hostJitterNs > 2 * delayUs * 1000)
@@ -499,6 +509,11 @@ main(int argc, char* argv[])
         Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
         Config::SetDefault("ns3::TcpDctcp::DctcpShiftG", DoubleValue(1.0 / 16));
     }
+    if (scheme == "red")
+    {
+        // NewReno with classic ECN (RFC 3168): one cut per window on ECE.
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    }
 
     NodeContainer sw, endpoints;
     sw.Create(1);
@@ -538,6 +553,32 @@ main(int argc, char* argv[])
                                   "UseHardDrop", BooleanValue(false),
                                   "Gentle", BooleanValue(false),
                                   "MeanPktSize", UintegerValue(1500));
+    }
+    else if (scheme == "red")
+    {
+        // RED as Floyd and Jacobson (Gentle off, Wait on: drops spread by the
+        // count since the last), marking ECN-capable packets below max_th and
+        // dropping every packet at or above it (hard drop). The thresholds
+        // count the disc's queue only, so, as for DCTCP, each is one below the
+        // emulator's (which counts the device's one packet too). The average
+        // decays while the port is idle at LinkBandwidth / (8 x MeanPktSize)
+        // packets a second: one per 1,500-byte transmission, the emulator's
+        // slot.
+        std::ostringstream bw;
+        bw << gbps << "Gbps";
+        tcSwitch.SetRootQueueDisc("ns3::RedQueueDisc",
+                                  "MaxSize", QueueSizeValue(QueueSize(qsize.str())),
+                                  "QW", DoubleValue(redQw),
+                                  "MinTh", DoubleValue(redMinTh - 1),
+                                  "MaxTh", DoubleValue(redMaxTh - 1),
+                                  "LInterm", DoubleValue(1.0 / redMaxP),
+                                  "UseEcn", BooleanValue(true),
+                                  "UseHardDrop", BooleanValue(true),
+                                  "Gentle", BooleanValue(false),
+                                  "Wait", BooleanValue(true),
+                                  "MeanPktSize", UintegerValue(1500),
+                                  "LinkBandwidth", DataRateValue(DataRate(bw.str())),
+                                  "LinkDelay", TimeValue(NanoSeconds((uint64_t)(delayUs * 1000))));
     }
     else
     {

@@ -35,7 +35,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("flows", nargs="+", type=flow_arg)
     ap.add_argument("--name", default="one_port")
-    ap.add_argument("--scheme", choices=("droptail", "dctcp"), default="droptail")
+    ap.add_argument("--scheme", choices=("droptail", "dctcp", "red"), default="droptail")
     ap.add_argument("--out", default=os.path.join(A.ROOT, "target", "micro"))
     ap.add_argument("--host-jitter-ns", type=float, default=None,
                     help="reference's host jitter, ns (fct_ref --hostJitterNs; default: accuracy.py's for the scheme)")
