@@ -213,7 +213,13 @@ mod tests {
 
     /// Holds port 0 at `level` packets and offers `n` packets (each admitted
     /// one leaves again); returns the arrival indices that were hit.
-    fn hits_at(red: &mut RedEnqueue, bank: &mut QueueBank, level: u32, n: u32, now: Slot) -> Vec<u32> {
+    fn hits_at(
+        red: &mut RedEnqueue,
+        bank: &mut QueueBank,
+        level: u32,
+        n: u32,
+        now: Slot,
+    ) -> Vec<u32> {
         let pkt = Packet {
             flags: ECT,
             ..Packet::default()
@@ -259,7 +265,11 @@ mod tests {
             hits_at(&mut fixed, &mut bank, 40, 5000, 0);
             let hits = hits_at(&mut fixed, &mut bank, 40, 40_000, 0);
             let short = hits.windows(2).filter(|w| w[1] - w[0] < 19).count();
-            assert!(short > hits.len() / 4, "{short} of {} gaps short", hits.len());
+            assert!(
+                short > hits.len() / 4,
+                "{short} of {} gaps short",
+                hits.len()
+            );
         }
     }
 
@@ -276,7 +286,11 @@ mod tests {
         let pkt = Packet::default();
         assert_eq!(red.enqueue(pkt, 0, 0, &mut bank, 1101), Admission::Accepted);
         let expected = before * (1.0f64 - 0.002).powi(1001);
-        assert!((red.avg[0] - expected).abs() < 1e-9, "{} vs {expected}", red.avg[0]);
+        assert!(
+            (red.avg[0] - expected).abs() < 1e-9,
+            "{} vs {expected}",
+            red.avg[0]
+        );
         // Fixed ignores idle time: one arrival moves the average by w only.
         let mut fixed = RedEnqueue::new(params(RedVariant::Fixed, false), 1, 7);
         let mut bank = QueueBank::new(&[1000], 1);
