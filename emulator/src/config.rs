@@ -188,6 +188,10 @@ pub enum SchemeConfig {
     Pfabric,
 }
 
+/// `output.trace_flows` at most (each keeps up to
+/// `transport::MAX_TRACE_EVENTS` events).
+pub const MAX_TRACED_FLOWS: usize = 64;
+
 fn default_max_p() -> f64 {
     0.1
 }
@@ -455,6 +459,10 @@ pub struct OutputConfig {
     /// Keep the sampled per-port queue time series (bounded by `max_queue_samples`).
     pub queue_samples: bool,
     pub max_queue_samples: usize,
+    /// Flows (ids as in flows.csv) whose sender events go to flow_trace.csv:
+    /// every ACK that moved its state, retransmission, recovery entry, ECN
+    /// cut and timeout, with cwnd, ssthresh and pipe after it.
+    pub trace_flows: Vec<u32>,
 }
 
 impl Default for OutputConfig {
@@ -464,6 +472,7 @@ impl Default for OutputConfig {
             format: OutputFormat::Csv,
             queue_samples: false,
             max_queue_samples: 1_000_000,
+            trace_flows: Vec::new(),
         }
     }
 }
@@ -627,7 +636,9 @@ impl Config {
         {
             return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, 0 < min_rto_us <= max_rto_us, delayed_ack_us > 0, ack_delay_slots >= 1".into());
         }
-        if t.rcv_wnd_pkts == 0 || t.rcv_wnd_pkts as usize > crate::endpoint::receiver::REASSEMBLY_PACKETS {
+        if t.rcv_wnd_pkts == 0
+            || t.rcv_wnd_pkts as usize > crate::endpoint::receiver::REASSEMBLY_PACKETS
+        {
             return bad(format!(
                 "transport.rcv_wnd_pkts must be in 1..={} (what a receiver holds out of order), got {}",
                 crate::endpoint::receiver::REASSEMBLY_PACKETS,
@@ -709,21 +720,37 @@ impl Config {
                 _ => {}
             }
         }
+        if self.output.trace_flows.len() > MAX_TRACED_FLOWS {
+            return bad(format!(
+                "output.trace_flows: at most {MAX_TRACED_FLOWS} flows, got {}",
+                self.output.trace_flows.len()
+            ));
+        }
         if let Some(0) = Some(self.output.max_queue_samples) {
             return bad("output.max_queue_samples must be >= 1".into());
         }
         if self.transport.kind == TransportKind::Hpcc {
-            self.transport.hpcc.validate().map_err(ConfigError::Invalid)?;
+            self.transport
+                .hpcc
+                .validate()
+                .map_err(ConfigError::Invalid)?;
             if crate::pint_stage::int_overhead_bytes(&self.transport) > 0
-                && self.workload.iter().any(|w| !matches!(w, Workload::Poisson { .. }))
+                && self
+                    .workload
+                    .iter()
+                    .any(|w| !matches!(w, Workload::Poisson { .. }))
             {
                 return bad("transport.hpcc.feedback = \"int\": header overhead is modelled for poisson workloads only".into());
             }
-            if crate::pint_stage::int_overhead_bytes(&self.transport) + 64 >= self.emulation.mtu_bytes {
+            if crate::pint_stage::int_overhead_bytes(&self.transport) + 64
+                >= self.emulation.mtu_bytes
+            {
                 return bad("transport.hpcc.int_bytes leaves no payload in an MTU".into());
             }
         }
-        self.pint.validate(&self.transport).map_err(ConfigError::Invalid)?;
+        self.pint
+            .validate(&self.transport)
+            .map_err(ConfigError::Invalid)?;
         if let Some(r) = &self.real_hosts {
             r.validate(self, &topo).map_err(ConfigError::Invalid)?;
         }

@@ -97,6 +97,12 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         sample_interval: e.sample_interval_slots,
         keep_series: cfg.output.queue_samples,
         max_series: cfg.output.max_queue_samples,
+        trace_flows: {
+            let mut t = cfg.output.trace_flows.clone();
+            t.sort_unstable();
+            t.dedup();
+            t
+        },
         endpoints: topo.endpoints.len(),
         // INT's header comes out of each packet's payload (flow sizes in bytes
         // stay, packets per flow grow); the offered load stays the same bytes.
@@ -305,6 +311,27 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         cpu_share: out.cpu_seconds / (out.os_threads as f64 * emu_seconds).max(1e-9),
         ..l
     });
+    let mut flow_trace: Vec<crate::output::TraceRow> = out
+        .parts
+        .iter()
+        .flat_map(|p| p.flows.iter())
+        .filter_map(|f| f.trace.as_ref())
+        .flat_map(|t| t.events.iter())
+        .map(|e| crate::output::TraceRow {
+            time_us: e.slot as f64 * slot_us,
+            slot: e.slot,
+            flow: e.flow,
+            event: e.event,
+            seq: e.seq,
+            acked: e.acked,
+            high_seq: e.high_seq,
+            cwnd: e.cwnd,
+            ssthresh: e.ssthresh,
+            pipe: e.pipe,
+            in_recovery: e.in_recovery,
+        })
+        .collect();
+    flow_trace.sort_by_key(|r| (r.slot, r.flow));
     let summary = Summary {
         scheme: scheme_name(&cfg.scheme).to_string(),
         mode: e.mode,
@@ -330,6 +357,14 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         realtime: lag,
         workers: out.parts.iter().map(|p| p.load).collect(),
         queue_samples_kept: out.parts.iter().map(|p| p.stats.series.len()).sum(),
+        trace_events: flow_trace.len(),
+        trace_events_dropped: out
+            .parts
+            .iter()
+            .flat_map(|p| p.flows.iter())
+            .filter_map(|f| f.trace.as_ref())
+            .map(|t| t.dropped)
+            .sum(),
         queue_samples_dropped: out.parts.iter().map(|p| p.stats.series_dropped).sum(),
         real_hosts: out.parts.iter().find_map(|p| p.real_hosts.clone()),
     };
@@ -347,6 +382,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         ports,
         streams,
         queue_series,
+        flow_trace,
         pint_latency,
     }
 }

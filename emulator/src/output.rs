@@ -138,9 +138,30 @@ pub struct Summary {
     pub workers: Vec<WorkerLoad>,
     pub queue_samples_kept: usize,
     pub queue_samples_dropped: u64,
+    /// Events of `output.trace_flows` kept in flow_trace.csv, and those over
+    /// the bound per flow (counted, not kept).
+    pub trace_events: usize,
+    pub trace_events_dropped: u64,
     /// Real hosts' frame counters (`crate::realhost`), when the run had any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub real_hosts: Option<serde_json::Value>,
+}
+
+/// One row of flow_trace.csv: a traced flow's sender event and its state
+/// after it (packets; `time_us` is the slot's start).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct TraceRow {
+    pub time_us: f64,
+    pub slot: Slot,
+    pub flow: u32,
+    pub event: crate::endpoint::transport::TraceKind,
+    pub seq: u32,
+    pub acked: u32,
+    pub high_seq: u32,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    pub pipe: u32,
+    pub in_recovery: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -150,6 +171,9 @@ pub struct Report {
     pub ports: Vec<PortReport>,
     pub streams: Vec<StreamReport>,
     pub queue_series: Vec<QueueSample>,
+    /// Sender events of the traced flows (`output.trace_flows`), by slot.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flow_trace: Vec<TraceRow>,
     /// PINT latency query against exact values (`[pint] latency_probe`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pint_latency: Vec<crate::pint_probe::LatencyRow>,
@@ -183,6 +207,9 @@ impl Report {
                 csv_file(&dir.join("queues.csv"), &self.queue_series)?;
                 if !self.pint_latency.is_empty() {
                     csv_file(&dir.join("pint_latency.csv"), &self.pint_latency)?;
+                }
+                if !self.flow_trace.is_empty() {
+                    csv_file(&dir.join("flow_trace.csv"), &self.flow_trace)?;
                 }
                 serde_json::to_writer_pretty(
                     BufWriter::new(File::create(dir.join("summary.json"))?),

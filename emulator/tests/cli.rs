@@ -162,6 +162,78 @@ fn run_writes_csv_and_json_outputs() {
     assert!(report["queue_series"].as_array().unwrap().len() > 10);
 }
 
+/// `output.trace_flows`: flow_trace.csv holds the named flow's sender
+/// events only, as many as the summary counts, and tracing changes nothing
+/// else; more than 64 flows is a one-line error.
+#[test]
+fn traced_flows_get_their_sender_events() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two flows into one DropTail port of 8 packets: both lose and recover.
+    let base = r#"
+        [emulation]
+        duration_us = 20000
+        [topology]
+        kind = "rack"
+        hosts_per_rack = 3
+        host_link = { gbps = 10.0, buffer_pkts = 8, latency_slots = 2 }
+        [[workload]]
+        kind = "flows"
+        flows = [ { src = 0, dst = 2, bytes = 2000000, start_us = 0 },
+                  { src = 1, dst = 2, bytes = 2000000, start_us = 0 } ]
+        "#;
+    let plain = write(dir.path(), "plain.toml", base);
+    let traced = write(
+        dir.path(),
+        "traced.toml",
+        &format!(
+            "{base}
+[output]
+trace_flows = [1]
+"
+        ),
+    );
+    for (cfg, out) in [(&plain, "plain"), (&traced, "traced")] {
+        emu()
+            .args(["run", "--config"])
+            .arg(cfg)
+            .arg("--out")
+            .arg(dir.path().join(out))
+            .assert()
+            .success();
+    }
+    let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+    assert_eq!(read("plain/flows.csv"), read("traced/flows.csv"));
+    assert!(!dir.path().join("plain/flow_trace.csv").exists());
+    let trace = read("traced/flow_trace.csv");
+    let rows: Vec<&str> = trace.lines().skip(1).collect();
+    assert!(
+        trace.starts_with(
+            "time_us,slot,flow,event,seq,acked,high_seq,cwnd,ssthresh,pipe,in_recovery"
+        )
+    );
+    assert!(
+        rows.iter().all(|r| r.split(',').nth(2) == Some("1")),
+        "only flow 1"
+    );
+    assert!(
+        rows.iter().any(|r| r.contains(",rtx,")),
+        "its retransmissions"
+    );
+    assert!(
+        rows.last().unwrap().contains(",done,"),
+        "ends with its last ACK"
+    );
+    let summary: serde_json::Value = serde_json::from_str(&read("traced/summary.json")).unwrap();
+    assert_eq!(summary["trace_events"], rows.len());
+    assert_eq!(summary["trace_events_dropped"], 0);
+    let many: Vec<String> = (0..65).map(|i| i.to_string()).collect();
+    rejects(
+        &format!("{base}\n[output]\ntrace_flows = [{}]\n", many.join(", ")),
+        "many.toml",
+        "output.trace_flows: at most 64 flows, got 65",
+    );
+}
+
 #[test]
 fn stress_prints_one_json_object() {
     let out = emu()

@@ -100,6 +100,50 @@ impl RttEstimator {
     }
 }
 
+/// What a traced flow's sender did (`output.trace_flows`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceKind {
+    /// An ACK that moved the state (cumulative point in `seq`).
+    Ack,
+    /// A retransmission of `seq`.
+    Rtx,
+    /// Loss recovery entered on this ACK (SACK or duplicate ACKs).
+    Recovery,
+    /// The window cut on an ECN echo.
+    EcnCut,
+    /// The retransmission timer fired (`seq`: the cumulative point).
+    Rto,
+    /// The last ACK: the flow completed.
+    Done,
+}
+
+/// One event of a traced flow, with the sender's state after it.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct TraceEvent {
+    pub slot: Slot,
+    pub flow: u32,
+    pub event: TraceKind,
+    pub seq: u32,
+    pub acked: u32,
+    pub high_seq: u32,
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// RFC 6675 pipe after the event.
+    pub pipe: u32,
+    pub in_recovery: bool,
+}
+
+/// A traced flow's events, bounded by [`MAX_TRACE_EVENTS`]; the rest are counted.
+#[derive(Clone, Debug, Default)]
+pub struct FlowTrace {
+    pub events: Vec<TraceEvent>,
+    pub dropped: u64,
+}
+
+/// Events kept per traced flow.
+pub const MAX_TRACE_EVENTS: usize = 1_000_000;
+
 #[derive(Clone, Debug)]
 pub struct FlowSender {
     pub id: u32,
@@ -165,6 +209,8 @@ pub struct FlowSender {
     pub timeouts: u32,
     /// HPCC's per-flow state (`hpcc`), unused by the other kinds.
     pub hpcc: hpcc::HpccState,
+    /// Events of a flow named in `output.trace_flows`; `None` for the others.
+    pub trace: Option<Box<FlowTrace>>,
 }
 
 /// What the sender learned from one ACK.
@@ -225,6 +271,7 @@ impl FlowSender {
             retransmits: 0,
             timeouts: 0,
             hpcc: hpcc::HpccState::default(),
+            trace: None,
         }
     }
 
@@ -244,7 +291,11 @@ impl FlowSender {
         };
         // Without SACK blocks each duplicate ACK is a packet that left the
         // network (NewReno's window inflation).
-        let left = if self.sacked.is_empty() { self.dupacks } else { 0 };
+        let left = if self.sacked.is_empty() {
+            self.dupacks
+        } else {
+            0
+        };
         (outstanding - lost).saturating_sub(left) + self.retx.len() as u32
     }
 
@@ -324,6 +375,41 @@ impl FlowSender {
     /// Take the next sequence number to put on the wire (call after `can_send`).
     #[inline]
     pub fn take_seq(&mut self, now: Slot) -> u32 {
+        if self.trace.is_none() {
+            return self.take_seq_inner(now);
+        }
+        let before = self.retransmits;
+        let s = self.take_seq_inner(now);
+        if self.retransmits > before {
+            self.note(now, TraceKind::Rtx, s);
+        }
+        s
+    }
+
+    /// Records an event of a traced flow (call only when `trace` is set).
+    fn note(&mut self, now: Slot, event: TraceKind, seq: u32) {
+        let e = TraceEvent {
+            slot: now,
+            flow: self.id,
+            event,
+            seq,
+            acked: self.acked,
+            high_seq: self.high_seq,
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            pipe: self.pipe(),
+            in_recovery: self.in_recovery,
+        };
+        if let Some(t) = self.trace.as_mut() {
+            if t.events.len() < MAX_TRACE_EVENTS {
+                t.events.push(e);
+            } else {
+                t.dropped += 1;
+            }
+        }
+    }
+
+    fn take_seq_inner(&mut self, now: Slot) -> u32 {
         if self.high_seq == self.acked {
             // Nothing was outstanding: the retransmission timer starts now.
             self.timer_start = now;
@@ -361,6 +447,23 @@ impl FlowSender {
     }
 
     pub fn on_ack(&mut self, ack: Ack, now: Slot, cfg: &TransportConfig) -> AckOutcome {
+        if self.trace.is_none() {
+            return self.on_ack_inner(ack, now, cfg);
+        }
+        let (recovering, cut) = (self.in_recovery, self.cut_until);
+        let out = self.on_ack_inner(ack, now, cfg);
+        let kind = match out {
+            AckOutcome::Stale => return out,
+            AckOutcome::Completed => TraceKind::Done,
+            _ if !recovering && self.in_recovery => TraceKind::Recovery,
+            _ if self.cut_until != cut && !self.in_recovery => TraceKind::EcnCut,
+            _ => TraceKind::Ack,
+        };
+        self.note(now, kind, ack.cum);
+        out
+    }
+
+    fn on_ack_inner(&mut self, ack: Ack, now: Slot, cfg: &TransportConfig) -> AckOutcome {
         if self.finish.is_some() || ack.cum < self.acked {
             return AckOutcome::Stale;
         }
@@ -588,6 +691,14 @@ impl FlowSender {
 
     /// Fire the retransmission timer if it expired; returns true on timeout.
     pub fn check_timeout(&mut self, now: Slot, cfg: &TransportConfig) -> bool {
+        let fired = self.check_timeout_inner(now, cfg);
+        if fired && self.trace.is_some() {
+            self.note(now, TraceKind::Rto, self.acked);
+        }
+        fired
+    }
+
+    fn check_timeout_inner(&mut self, now: Slot, cfg: &TransportConfig) -> bool {
         let rto = if cfg.kind == TransportKind::Pfabric {
             // pFabric's fixed, small timer (its paper: about 3 RTTs).
             cfg.min_rto_slots()

@@ -196,15 +196,11 @@ impl<R: Router> Partition<R> {
         );
         self.endpoints[li].opened.push(self.flows.len() as u32);
         let id = id as u32;
-        self.flows.push(FlowSender::new(
-            id,
-            a.src,
-            a.dst,
-            a.size,
-            a.class,
-            t,
-            &self.shared.transport,
-        ));
+        let mut f = FlowSender::new(id, a.src, a.dst, a.size, a.class, t, &self.shared.transport);
+        if self.shared.trace_flows.binary_search(&id).is_ok() {
+            f.trace = Some(Box::default());
+        }
+        self.flows.push(f);
         self.arrivals.from_sequential.push(false);
         self.endpoints[li]
             .active

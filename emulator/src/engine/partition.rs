@@ -53,6 +53,8 @@ pub struct Shared {
     pub sample_interval: u64,
     pub keep_series: bool,
     pub max_series: usize,
+    /// `output.trace_flows`, sorted: flows whose senders keep a trace.
+    pub trace_flows: Vec<u32>,
     pub endpoints: usize,
     pub payload_bytes: u32,
     pub nic_capacity: usize,

@@ -81,7 +81,10 @@ fn send_counts(sends: &[(u64, u32)], size: u32) -> (BTreeMap<u32, u32>, u64) {
     for &(_, s) in sends {
         *n.entry(s).or_insert(0) += 1;
     }
-    let last_new = sends.iter().find(|&&(_, s)| s + 1 == size).map_or(u64::MAX, |&(t, _)| t);
+    let last_new = sends
+        .iter()
+        .find(|&&(_, s)| s + 1 == size)
+        .map_or(u64::MAX, |&(t, _)| t);
     (n, last_new)
 }
 
@@ -171,7 +174,10 @@ fn a_retransmission_in_flight_when_recovery_ends_is_not_sent_again() {
     let mut seen = HashSet::new();
     for &(t, s) in &sends {
         if !seen.insert(s) && ![10, 31, 39].contains(&s) {
-            assert!(t > last_new, "{s} resent at {t}, before the last new packet at {last_new}");
+            assert!(
+                t > last_new,
+                "{s} resent at {t}, before the last new packet at {last_new}"
+            );
         }
     }
 }
@@ -505,7 +511,11 @@ fn ecn_cut_holds_the_window_until_the_cut_window_is_acknowledged() {
         // halving of what is in flight (RFC 3168 6.1.2 with RFC 5681 (4): 9
         // of the 10 sent are unacknowledged after this ACK).
         f.on_ack(Ack::cumulative(1, true), 10, &c);
-        let cut = if c.kind == TransportKind::Dctcp { 5.0 } else { 4.5 };
+        let cut = if c.kind == TransportKind::Dctcp {
+            5.0
+        } else {
+            4.5
+        };
         assert!((f.cwnd - cut).abs() < 1e-9, "{:?}: cwnd {}", c.kind, f.cwnd);
         // The rest of the first window, marked or not: no growth, no cut.
         for a in 2..=10 {
@@ -522,7 +532,12 @@ fn ecn_cut_holds_the_window_until_the_cut_window_is_acknowledged() {
         }
         // Past the cut window: an unmarked ACK grows (congestion avoidance).
         f.on_ack(Ack::cumulative(11, false), 30, &c);
-        assert!((f.cwnd - (cut + 1.0 / cut)).abs() < 1e-9, "{:?}: cwnd {}", c.kind, f.cwnd);
+        assert!(
+            (f.cwnd - (cut + 1.0 / cut)).abs() < 1e-9,
+            "{:?}: cwnd {}",
+            c.kind,
+            f.cwnd
+        );
         // And a marked one cuts again.
         let before = f.cwnd;
         f.on_ack(Ack::cumulative(12, true), 31, &c);
@@ -662,21 +677,92 @@ fn new_data_stays_within_the_receive_window() {
     while f.can_send() {
         sent.push(f.take_seq(0));
     }
-    assert_eq!(sent, (0..16).collect::<Vec<u32>>(), "a window of 64 but a receive window of 16");
+    assert_eq!(
+        sent,
+        (0..16).collect::<Vec<u32>>(),
+        "a window of 64 but a receive window of 16"
+    );
     // Packet 0 lost; 1..16 SACKed: the recovery resends 0 and sends nothing new.
     for s in 1..16 {
-        f.on_ack(Ack { cum: 0, sacked: Some(s), ece: false }, 10 + s as u64, &c);
+        f.on_ack(
+            Ack {
+                cum: 0,
+                sacked: Some(s),
+                ece: false,
+            },
+            10 + s as u64,
+            &c,
+        );
     }
     let mut again = Vec::new();
     while f.can_send() {
         again.push(f.take_seq(30));
     }
-    assert_eq!(again, vec![0], "only the lost head goes out while the receiver waits for it");
+    assert_eq!(
+        again,
+        vec![0],
+        "only the lost head goes out while the receiver waits for it"
+    );
     // The head arrives: the window slides to 16..32.
     f.on_ack(Ack::cumulative(16, false), 40, &c);
     let mut more = Vec::new();
     while f.can_send() {
         more.push(f.take_seq(41));
     }
-    assert!(!more.is_empty() && more.iter().all(|&s| (16..32).contains(&s)), "{more:?}");
+    assert!(
+        !more.is_empty() && more.iter().all(|&s| (16..32).contains(&s)),
+        "{more:?}"
+    );
+}
+
+/// A traced sender records what moved its state: the ECN cut, recovery
+/// entry (SACK), retransmissions and the timeout, each with the state
+/// after it; an untraced one records nothing.
+#[test]
+fn a_traced_sender_records_cuts_recovery_retransmissions_and_timeouts() {
+    let c = TransportConfig {
+        ecn: true,
+        ..cfg(TransportKind::Tcp)
+    };
+    let mut f = FlowSender::new(7, 0, 1, 1000, 0, 0, &c);
+    f.trace = Some(Box::default());
+    let mut plain = FlowSender::new(8, 0, 1, 1000, 0, 0, &c);
+    for g in [&mut f, &mut plain] {
+        fill(g, 0);
+        g.on_ack(Ack::cumulative(1, true), 5, &c);
+        fill(g, 5);
+        // 1 lost; 2, 3 and 4 SACKed: recovery, and 1 resent.
+        for s in 2..=4 {
+            g.on_ack(sack(1, s), 6, &c);
+        }
+        fill(g, 6);
+        assert!(g.check_timeout(6 + c.min_rto_slots() as u64, &c));
+    }
+    assert!(plain.trace.is_none());
+    let events: Vec<(TraceKind, u32)> = f
+        .trace
+        .as_ref()
+        .unwrap()
+        .events
+        .iter()
+        .map(|e| (e.event, e.seq))
+        .collect();
+    assert_eq!(
+        events,
+        vec![
+            (TraceKind::EcnCut, 1),
+            (TraceKind::Ack, 1),
+            (TraceKind::Ack, 1),
+            (TraceKind::Recovery, 1),
+            (TraceKind::Rtx, 1),
+            (TraceKind::Rto, 1),
+        ]
+    );
+    let t = &f.trace.as_ref().unwrap().events;
+    assert!(t.iter().all(|e| e.flow == 7));
+    assert_eq!(t[0].cwnd, 4.5, "half of the 9 in flight");
+    assert!(t[3].in_recovery && !t[0].in_recovery);
+    assert_eq!(t[5].cwnd, 1.0);
+    assert_eq!(f.timeouts, plain.timeouts);
+    assert_eq!(f.retransmits, plain.retransmits);
 }
