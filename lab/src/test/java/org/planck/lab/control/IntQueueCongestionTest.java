@@ -125,6 +125,19 @@ public class IntQueueCongestionTest {
                 reportUs, reportUs);
     }
 
+    /** A controller that decides congestion on INT queue occupancy (threshold 24, hysteresis 16). */
+    private LabController intController() {
+        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
+        c.useCongestion(new IntQueueCongestion(CongestionSignal.INT, 24, 16));
+        return c;
+    }
+
+    /** Rates of the colliding pair on their shared uplink: 70 and 50 MB/s, 96 % of 1 Gb/s. */
+    private static String twoRates(FlowKey f0, FlowKey f1, ConnectPoint uplink, long us) {
+        return LabControllerTest.flowRate(f0, uplink, 70e6, us) + ","
+                + LabControllerTest.flowRate(f1, uplink, 50e6, us);
+    }
+
     private IngestResult ingest(LabController c, String body, long receiptUs) throws Exception {
         return c.ingest(codec.decode(body.getBytes(StandardCharsets.UTF_8)), receiptUs);
     }
@@ -132,8 +145,7 @@ public class IntQueueCongestionTest {
     /** Under INT: rates and a notice over the threshold move nothing, the INT queue mark does. */
     @Test
     public void aQueueBuildingOnAPortMovesAFlowOffIt() throws Exception {
-        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
-        c.useCongestion(new IntQueueCongestion(CongestionSignal.INT, 24, 16));
+        LabController c = intController();
         RoutingPlan plan = c.install();
         Object[] p = collidingFlows(plan);
         FlowKey f0 = (FlowKey) p[0];
@@ -144,8 +156,7 @@ public class IntQueueCongestionTest {
         int before = c.pathIndex(f0, s0, d0);
         long now = LabController.nowUs();
         // 96 % of the uplink, and the collector's notice: not INT, so no move.
-        ingest(c, LabControllerTest.batch(1, LabControllerTest.flowRate(f0, uplink, 70e6, now) + ","
-                + LabControllerTest.flowRate(f1, uplink, 50e6, now) + ","
+        ingest(c, LabControllerTest.batch(1, twoRates(f0, f1, uplink, now) + ","
                 + LabControllerTest.congested(uplink, 0.96, now, now)), now);
         c.installPending();
         assertEquals(0, c.moves());
@@ -179,8 +190,7 @@ public class IntQueueCongestionTest {
      */
     @Test
     public void aMarkBeforeTheRatesMovesOnceTheRatesArrive() throws Exception {
-        LabController c = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
-        c.useCongestion(new IntQueueCongestion(CongestionSignal.INT, 24, 16));
+        LabController c = intController();
         RoutingPlan plan = c.install();
         Object[] p = collidingFlows(plan);
         FlowKey f0 = (FlowKey) p[0];
@@ -198,8 +208,7 @@ public class IntQueueCongestionTest {
         assertEquals(LoopLatencyLog.Trigger.INT_QUEUE, first.trigger());
         assertEquals(0, first.moves());
 
-        ingest(c, LabControllerTest.batch(2, LabControllerTest.flowRate(f0, uplink, 70e6, now + 5000) + ","
-                + LabControllerTest.flowRate(f1, uplink, 50e6, now + 5000)), now + 6000);
+        ingest(c, LabControllerTest.batch(2, twoRates(f0, f1, uplink, now + 5000)), now + 6000);
         c.installPending();
         assertEquals(1, c.moves());
         assertNotEquals(before, c.pathIndex(f0, s0, d0));
@@ -211,14 +220,12 @@ public class IntQueueCongestionTest {
         assertEquals(1, moved.moves());
 
         // Cleared by INT: the port is no longer INT's, and the load view triggers nothing under int.
-        LabController c2 = new LabController(emu, TeMode.PLANCK, TeSettings.defaults(), latencies);
-        c2.useCongestion(new IntQueueCongestion(CongestionSignal.INT, 24, 16));
+        LabController c2 = intController();
         c2.install();
         int entries = latencies.entries().size();
         ingest(c2, intQueue(uplink, 40, now + 7000), now + 7100);
         ingest(c2, intQueue(uplink, 0, now + 8000), now + 8100);
-        ingest(c2, LabControllerTest.batch(3, LabControllerTest.flowRate(f0, uplink, 70e6, now + 9000) + ","
-                + LabControllerTest.flowRate(f1, uplink, 50e6, now + 9000)), now + 9100);
+        ingest(c2, LabControllerTest.batch(3, twoRates(f0, f1, uplink, now + 9000)), now + 9100);
         c2.installPending();
         assertEquals(0, c2.moves());
         assertEquals("only the marking decision, which moved nothing", entries + 1, latencies.entries().size());
