@@ -311,25 +311,15 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         cpu_share: out.cpu_seconds / (out.os_threads as f64 * emu_seconds).max(1e-9),
         ..l
     });
-    let mut flow_trace: Vec<crate::output::TraceRow> = out
+    let traces: Vec<_> = out
         .parts
         .iter()
         .flat_map(|p| p.flows.iter())
-        .filter_map(|f| f.trace.as_ref())
-        .flat_map(|t| t.events.iter())
-        .map(|e| crate::output::TraceRow {
-            time_us: e.slot as f64 * slot_us,
-            slot: e.slot,
-            flow: e.flow,
-            event: e.event,
-            seq: e.seq,
-            acked: e.acked,
-            high_seq: e.high_seq,
-            cwnd: e.cwnd,
-            ssthresh: e.ssthresh,
-            pipe: e.pipe,
-            in_recovery: e.in_recovery,
-        })
+        .filter_map(|f| f.trace.as_deref())
+        .collect();
+    let mut flow_trace: Vec<_> = traces
+        .iter()
+        .flat_map(|t| t.events.iter().copied())
         .collect();
     flow_trace.sort_by_key(|r| (r.slot, r.flow));
     let summary = Summary {
@@ -358,13 +348,7 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
         workers: out.parts.iter().map(|p| p.load).collect(),
         queue_samples_kept: out.parts.iter().map(|p| p.stats.series.len()).sum(),
         trace_events: flow_trace.len(),
-        trace_events_dropped: out
-            .parts
-            .iter()
-            .flat_map(|p| p.flows.iter())
-            .filter_map(|f| f.trace.as_ref())
-            .map(|t| t.dropped)
-            .sum(),
+        trace_events_dropped: traces.iter().map(|t| t.dropped).sum(),
         queue_samples_dropped: out.parts.iter().map(|p| p.stats.series_dropped).sum(),
         real_hosts: out.parts.iter().find_map(|p| p.real_hosts.clone()),
     };

@@ -147,23 +147,6 @@ pub struct Summary {
     pub real_hosts: Option<serde_json::Value>,
 }
 
-/// One row of flow_trace.csv: a traced flow's sender event and its state
-/// after it (packets; `time_us` is the slot's start).
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct TraceRow {
-    pub time_us: f64,
-    pub slot: Slot,
-    pub flow: u32,
-    pub event: crate::endpoint::transport::TraceKind,
-    pub seq: u32,
-    pub acked: u32,
-    pub high_seq: u32,
-    pub cwnd: f64,
-    pub ssthresh: f64,
-    pub pipe: u32,
-    pub in_recovery: bool,
-}
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub summary: Summary,
@@ -173,7 +156,7 @@ pub struct Report {
     pub queue_series: Vec<QueueSample>,
     /// Sender events of the traced flows (`output.trace_flows`), by slot.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub flow_trace: Vec<TraceRow>,
+    pub flow_trace: Vec<crate::endpoint::transport::TraceEvent>,
     /// PINT latency query against exact values (`[pint] latency_probe`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pint_latency: Vec<crate::pint_probe::LatencyRow>,

@@ -118,9 +118,11 @@ pub enum TraceKind {
     Done,
 }
 
-/// One event of a traced flow, with the sender's state after it.
+/// One event of a traced flow, with the sender's state after it: a row of
+/// flow_trace.csv (packets; `time_us` is the slot's start).
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct TraceEvent {
+    pub time_us: f64,
     pub slot: Slot,
     pub flow: u32,
     pub event: TraceKind,
@@ -137,8 +139,19 @@ pub struct TraceEvent {
 /// A traced flow's events, bounded by [`MAX_TRACE_EVENTS`]; the rest are counted.
 #[derive(Clone, Debug, Default)]
 pub struct FlowTrace {
+    /// Microseconds per slot, for the events' `time_us`.
+    pub slot_us: f64,
     pub events: Vec<TraceEvent>,
     pub dropped: u64,
+}
+
+impl FlowTrace {
+    pub fn new(slot_us: f64) -> Self {
+        FlowTrace {
+            slot_us,
+            ..Default::default()
+        }
+    }
 }
 
 /// Events kept per traced flow.
@@ -388,7 +401,11 @@ impl FlowSender {
 
     /// Records an event of a traced flow (call only when `trace` is set).
     fn note(&mut self, now: Slot, event: TraceKind, seq: u32) {
+        let Some(slot_us) = self.trace.as_ref().map(|t| t.slot_us) else {
+            return;
+        };
         let e = TraceEvent {
+            time_us: now as f64 * slot_us,
             slot: now,
             flow: self.id,
             event,

@@ -13,7 +13,7 @@ use super::partition::{Partition, PartitionStats, mark_ready};
 use super::placement::Placement;
 use crate::endpoint::EndpointState;
 use crate::endpoint::sizes::packets_for;
-use crate::endpoint::transport::{Ack, AckOutcome, FlowSender};
+use crate::endpoint::transport::{Ack, AckOutcome, FlowSender, FlowTrace};
 use crate::endpoint::workload::{
     FlowArrival, OpenLoopStream, PoissonFlows, WorkloadPlan, other_endpoint, other_endpoint_from,
 };
@@ -198,7 +198,8 @@ impl<R: Router> Partition<R> {
         let id = id as u32;
         let mut f = FlowSender::new(id, a.src, a.dst, a.size, a.class, t, &self.shared.transport);
         if self.shared.trace_flows.binary_search(&id).is_ok() {
-            f.trace = Some(Box::default());
+            let slot_us = self.shared.transport.slot_ns / 1000.0;
+            f.trace = Some(Box::new(FlowTrace::new(slot_us)));
         }
         self.flows.push(f);
         self.arrivals.from_sequential.push(false);
