@@ -343,13 +343,12 @@ public final class LabController implements TelemetrySink, AutoCloseable {
             List<Reroute> done = loop.relieveOverloaded(loop.congestedPorts(), receivedNanos);
             LoopLatencyLog.Stages stages = new LoopLatencyLog.Stages(-1, batch.sentUs(), -1, 0);
             for (Map.Entry<ConnectPoint, List<Reroute>> e : byPort(done).entrySet()) {
+                // A port INT holds congested is relieved for INT, from the report that marked it.
                 Long marked = intMarkedUs.get(e.getKey());
-                if (marked != null) {
-                    decided(LoopLatencyLog.Trigger.INT_QUEUE, e.getKey(), marked, receiptUs, e.getValue(), false, stages);
-                } else {
-                    decided(LoopLatencyLog.Trigger.LOAD_VIEW, e.getKey(), newestSampleUs, receiptUs, e.getValue(), false,
-                            stages);
-                }
+                LoopLatencyLog.Trigger trigger =
+                        marked != null ? LoopLatencyLog.Trigger.INT_QUEUE : LoopLatencyLog.Trigger.LOAD_VIEW;
+                long sampleUs = marked != null ? marked : newestSampleUs;
+                decided(trigger, e.getKey(), sampleUs, receiptUs, e.getValue(), false, stages);
             }
         }
         flushRound();
