@@ -151,6 +151,8 @@ impl Enqueue for RedEnqueue {
             RedVariant::Fixed => {
                 let avg = &mut self.avg[i];
                 *avg += self.params.weight * (len as f64 - *avg);
+                // A full port drops before the draw, as before the variants:
+                // the same random stream, so fixed runs stay as they were.
                 if bank.port(port).is_full() {
                     return Admission::Dropped;
                 }
