@@ -21,9 +21,10 @@
 #    quiet runs: 960-980 Mb/s delivered, iperf3 878-945 Mb/s (>= 905 in ten), median queue
 #    15-16, the emulator's p50 lag 0 and p99 19-48 us (docs/emulator.md, System test). Its
 #    port still drops 1-6 thousand frames a run (of ~650 k): the queue traces show runs of
-#    frames at the sender link's 2 Gb/s that overfill the 200-frame buffer, the longest after the emulator stalled for a few ms (p99.9 lag up to 5 ms here) and
-#    then wrote the stalled frames at once, so that the receiver acknowledged them at once and the
-#    sender answered with a burst as long as the stall.
+#    frames at the sender link's 2 Gb/s that overfill the 200-frame buffer, the longest after
+#    the emulator stalled for a few ms (p99.9 lag up to 5 ms here) and then wrote the stalled
+#    frames at once, so that the receiver acknowledged them at once and the sender answered
+#    with a burst as long as the stall.
 # 2. Strict-priority port, at 500 Mb/s: a paced UDP flow of 150 Mb/s in a high class (TOS
 #    0xb8, class 2) beside a bulk UDP flow of 450 Mb/s (class 7), 1.2x the port
 #    (emulator/realhosts/udp_flow.py, sequence numbers counted at both ends). Always asserted:
