@@ -44,6 +44,9 @@ K = 65
 RED_MIN_TH, RED_MAX_TH, RED_MAX_P, RED_QW = 65, 195, 0.1, 0.002
 # The emulator's RED variant (--red-variant; the reference always runs Floyd's).
 RED_VARIANT = "floyd"
+# How the emulator's ACKs return (--ack-path): out of band after ACK_DELAY_SLOTS, or in band
+# through the client's uplink and the server's downlink (each hop at least a slot).
+ACK_PATH = "out_of_band"
 MIN_RTO_US = 10000.0
 # The reference's 4 MB receive buffers (fct_ref), in packets: TCP sends no new data beyond
 # the cumulative ACK + the receiver's window, which matters when a lost packet holds it.
@@ -151,6 +154,7 @@ min_rto_us = {MIN_RTO_US}
 sack = true
 delayed_ack = false
 ack_delay_slots = {ACK_DELAY_SLOTS}
+ack_path = "{ACK_PATH}"
 ecn = {ecn}
 
 [[workload]]
@@ -317,6 +321,9 @@ def main():
     ap.add_argument("--red-variant", choices=("floyd", "fixed"), default="floyd",
                     help="the emulator's RED: floyd (as the reference) or fixed (the curve on every packet); "
                          "default %(default)s")
+    ap.add_argument("--ack-path", choices=("out_of_band", "in_band"), default=ACK_PATH,
+                    help="the emulator's ACKs: out of band after a fixed delay, or in band on the reverse "
+                         "path at their length; default %(default)s")
     ap.add_argument("--flows", type=int, default=1000, help="measured flows per run")
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "accuracy"))
     ap.add_argument("--emu", default=os.path.join(ROOT, "target", "release", "planck-emu"))
@@ -337,6 +344,7 @@ def main():
                          "(default %(default)s)")
     a = ap.parse_args()
     globals()["RED_VARIANT"] = a.red_variant
+    globals()["ACK_PATH"] = a.ack_path
     try:
         loads = [float(x) for x in a.loads.split(",")]
         seeds = [int(x) for x in a.seeds.split(",")]

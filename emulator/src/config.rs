@@ -265,6 +265,19 @@ pub enum TransportKind {
     Hpcc,
 }
 
+/// How a receiver's ACKs reach the sender (`transport.ack_path`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AckPath {
+    /// Outside the emulated links, `ack_delay_slots` after the data reached
+    /// the receiver: no ACK is queued, dropped or marked.
+    OutOfBand,
+    /// As packets of `ack_bytes` on the reverse path: through the
+    /// receiver's uplink and the switches' queues, behind their data, at
+    /// the price of their length (links price frames by length).
+    InBand,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TransportConfig {
@@ -289,6 +302,13 @@ pub struct TransportConfig {
     pub delayed_ack_us: f64,
     /// Delay of the (out-of-band) ACK path from receiver back to sender, in slots.
     pub ack_delay_slots: u32,
+    /// Where ACKs travel: out of band (the default) or in band, queued
+    /// behind data on the reverse path.
+    pub ack_path: AckPath,
+    /// An in-band ACK's frame, bytes, counted as `emulation.mtu_bytes` plus
+    /// the Ethernet header is for data: 66 is Ethernet, IPv4 and TCP with
+    /// timestamps, as a Linux ACK.
+    pub ack_bytes: u32,
     /// Mark data packets ECN-capable (tcp only; dctcp always is).
     pub ecn: bool,
     /// DCTCP's EWMA gain g.
@@ -332,6 +352,8 @@ impl Default for TransportConfig {
             delayed_ack: false,
             delayed_ack_us: 40.0,
             ack_delay_slots: 4,
+            ack_path: AckPath::OutOfBand,
+            ack_bytes: 66,
             ecn: true,
             dctcp_g: 1.0 / 16.0,
             dctcp_init_alpha: 1.0,
@@ -636,6 +658,17 @@ impl Config {
         {
             return bad("transport: need init_cwnd >= 1, max_cwnd >= init_cwnd, 0 < min_rto_us <= max_rto_us, delayed_ack_us > 0, ack_delay_slots >= 1".into());
         }
+        if t.ack_path == AckPath::InBand {
+            if !(40..=self.emulation.mtu_bytes).contains(&t.ack_bytes) {
+                return bad(format!(
+                    "transport.ack_bytes must be in 40..={} (emulation.mtu_bytes), got {}",
+                    self.emulation.mtu_bytes, t.ack_bytes
+                ));
+            }
+            if self.pint.active(t) {
+                return bad("transport.ack_path = \"in_band\" prices frames by length, which PINT and HPCC do not model: use ack_path = \"out_of_band\" with them".into());
+            }
+        }
         if t.rcv_wnd_pkts == 0
             || t.rcv_wnd_pkts as usize > crate::endpoint::receiver::REASSEMBLY_PACKETS
         {
@@ -755,6 +788,18 @@ impl Config {
             r.validate(self, &topo).map_err(ConfigError::Invalid)?;
         }
         Ok(topo)
+    }
+}
+
+impl Config {
+    /// Whether links price frames by their length: for real hosts' frames
+    /// (`real_hosts.frame_time = "length"`) or in-band ACKs.
+    pub fn prices_by_length(&self) -> bool {
+        self.transport.ack_path == AckPath::InBand
+            || self
+                .real_hosts
+                .as_ref()
+                .is_some_and(|r| r.frame_time == crate::realhost::FrameTime::Length)
     }
 }
 

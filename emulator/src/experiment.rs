@@ -1,13 +1,15 @@
 //! From a validated configuration to a finished run and its report.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::config::{Config, ConfigError, SchemeConfig};
+use crate::config::{AckPath, Config, ConfigError, SchemeConfig};
 use crate::endpoint::workload::{PlanContext, WorkloadPlan};
 use crate::engine::{STREAM_FLOW_BIT, Shared};
 use crate::fabric::topology::{Peer, Topology};
 use crate::output::{FctSummary, FlowRecord, PortReport, Report, StreamReport, Summary};
+use crate::packet::Slot;
 use crate::runner::{RunOutput, RunVisitor, SchemeVisitor, Setup, Stop, placement};
 use crate::scheme::{dctcp, droptail, drr, hull, pfabric, priority, red};
 
@@ -120,11 +122,10 @@ pub fn setup(cfg: &Config, topo: Topology) -> Result<Setup, ConfigError> {
         exchanges: pl.exchanges(&topo, cfg.transport.ack_delay_slots),
         // Apart from the seeds the workload and the schemes draw from.
         order_seed: e.seed ^ 0x5EED_0F0D_E12E_55A1,
-        frame_bytes: match &cfg.real_hosts {
-            Some(r) if r.frame_time == crate::realhost::FrameTime::Length => {
-                e.mtu_bytes + crate::realhost::frame::ETH_HEADER as u32
-            }
-            _ => 0,
+        frame_bytes: if cfg.prices_by_length() {
+            e.mtu_bytes + crate::realhost::frame::ETH_HEADER as u32
+        } else {
+            0
         },
         placement: pl,
     });
@@ -182,11 +183,22 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
     let hops = topo.next_hops();
     let slots = out.parts.iter().map(|p| p.slots).min().unwrap_or(0);
     let payload = e.mtu_bytes - HEADER_BYTES;
-    let ack = cfg.transport.ack_delay_slots as f64;
+    // Where each flow's last byte reached its receiver (the receiver may be
+    // on another worker than the sender).
+    let rx_done: HashMap<u32, Slot> = out
+        .parts
+        .iter()
+        .flat_map(|p| p.stats.rx_done.iter().copied())
+        .collect();
 
     let mut flows = Vec::new();
     for p in &out.parts {
         for f in &p.flows {
+            // The ACK's way back: the fixed delay, or the reverse path.
+            let ack = match cfg.transport.ack_path {
+                AckPath::OutOfBand => cfg.transport.ack_delay_slots as f64,
+                AckPath::InBand => topo.path_latency(f.dst, f.src, &hops) as f64,
+            };
             let ratio = e.slot_gbps / topo.path_gbps(f.src, f.dst, &hops);
             // The ideal is the flow's bytes at full payload: header overhead
             // (INT) counts against the flow.
@@ -209,7 +221,10 @@ pub fn report(cfg: &Config, s: &Setup, out: RunOutput) -> Report {
                 normalized_fct: fct.map(|x| x / ideal),
                 retransmits: f.retransmits,
                 timeouts: f.timeouts,
-                rx_fct_us: fct.map(|x| (x - ack) * slot_us),
+                rx_fct_us: f
+                    .finish
+                    .and(rx_done.get(&f.id))
+                    .map(|&t| (t - f.start) as f64 * slot_us),
             });
         }
     }

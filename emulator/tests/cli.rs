@@ -91,6 +91,21 @@ fn bad_configs_exit_nonzero_with_one_line() {
         "queues must be in 1..=64",
     );
     rejects("[topology\n", "j.toml", "config");
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[transport]\nack_path = \"in_band\"\nack_bytes = 20\n",
+        "k.toml",
+        "transport.ack_bytes must be in 40..=1500",
+    );
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[transport]\nkind = \"hpcc\"\nack_path = \"in_band\"\n",
+        "l.toml",
+        "ack_path = \"in_band\" prices frames by length, which PINT and HPCC do not model",
+    );
+    rejects(
+        "[topology]\nkind = \"rack\"\nhosts_per_rack = 4\n[transport]\nack_path = \"sideways\"\n",
+        "m.toml",
+        "unknown variant `sideways`, expected `out_of_band` or `in_band`",
+    );
 }
 
 #[test]

@@ -16,6 +16,8 @@ pub struct FlowReceiver {
     /// In-order packets received since the last ACK.
     unacked: u32,
     last_ce: bool,
+    /// One past the flow's last packet, once its FIN has arrived (0 before).
+    end: u32,
 }
 
 /// What the receiver does with one data packet.
@@ -33,6 +35,9 @@ pub struct DataOutcome {
 impl FlowReceiver {
     pub fn on_data(&mut self, seq: u32, fin: bool, ce: bool, cfg: &TransportConfig) -> DataOutcome {
         let before = self.expected;
+        if fin {
+            self.end = seq + 1;
+        }
         let mut out_of_order = false;
         let mut sack = None;
         if seq == self.expected {
@@ -73,6 +78,11 @@ impl FlowReceiver {
             ack_now: immediate,
             sack,
         }
+    }
+
+    /// Every packet of the flow, up to its FIN, has arrived.
+    pub fn complete(&self) -> bool {
+        self.end > 0 && self.expected >= self.end
     }
 
     /// The delayed-ACK timer fired: an ACK is due if data is still unacknowledged.
@@ -139,5 +149,22 @@ mod tests {
         let off = TransportConfig::default();
         let mut r = FlowReceiver::default();
         assert!(r.on_data(0, false, false, &off).ack_now);
+    }
+
+    #[test]
+    fn complete_once_everything_up_to_the_fin_is_in() {
+        let c = TransportConfig::default();
+        let mut r = FlowReceiver::default();
+        r.on_data(0, false, false, &c);
+        r.on_data(2, true, false, &c);
+        assert!(!r.complete(), "FIN in, packet 1 missing");
+        r.on_data(1, false, false, &c);
+        assert!(r.complete(), "the hole filled after the FIN");
+        let mut r = FlowReceiver::default();
+        r.on_data(0, false, false, &c);
+        r.on_data(1, false, false, &c);
+        assert!(!r.complete(), "no FIN yet");
+        r.on_data(2, true, false, &c);
+        assert!(r.complete());
     }
 }

@@ -176,6 +176,19 @@ impl Wire {
     }
 }
 
+/// A packet's price on a length-priced link (`frame_price`): an in-band ACK
+/// is `ack_bytes` long, a real host's frame carries its length, and every
+/// other packet is one MTU.
+#[inline]
+pub(super) fn packet_price(pkt: &Packet, ack_bytes: u32, frame_bytes: u32, base: u32) -> u32 {
+    let len = if pkt.has(crate::packet::ACK) {
+        ack_bytes
+    } else {
+        pkt.wire_len()
+    };
+    frame_price(len, frame_bytes, base)
+}
+
 /// A frame's price on a length-priced link, in credit units: `base` for one
 /// MTU-sized frame (`frame_bytes`) or a packet without a length, in
 /// proportion for a shorter one, at least 1.
@@ -354,6 +367,10 @@ pub(super) struct Inbound {
     ring: Consumer<Transfer>,
     /// Transfers known to be in the ring (as of the last look at its tail).
     avail: usize,
+    /// Read from the ring ahead of their slot, in ring order (links that
+    /// price by length: `deliver_inbound_priced`); at most what the ring
+    /// held, as each leaves in its slot.
+    held: Vec<Transfer>,
 }
 
 /// The slot nearest to `now` whose low 32 bits are `low`.
@@ -452,6 +469,9 @@ impl<R: Router> Partition<R> {
     // Out of line: the single-partition slot loop stays as lean as before.
     #[inline(never)]
     pub(super) fn deliver_inbound(&mut self, t: Slot) {
+        if self.shared.frame_bytes > 0 {
+            return self.deliver_inbound_priced(t);
+        }
         let mut inbound = std::mem::take(&mut self.inbound);
         for i in inbound.iter_mut().filter(|i| i.avail > 0) {
             let chunk = i
@@ -473,12 +493,55 @@ impl<R: Router> Partition<R> {
         self.inbound = inbound;
     }
 
+    /// `deliver_inbound` over links that price frames by length. A frame
+    /// that ends after its slot arrives a slot or more late (`Wire::start`),
+    /// so a ring that several links share is no longer in order of arrival:
+    /// what is not yet due is read past and held, and each slot delivers,
+    /// in ring order, the held transfers due and then the ring's.
+    #[inline(never)]
+    fn deliver_inbound_priced(&mut self, t: Slot) {
+        let mut inbound = std::mem::take(&mut self.inbound);
+        for i in inbound.iter_mut() {
+            let mut k = 0;
+            while k < i.held.len() {
+                if self.due_slot(i.held[k].arrive) <= t {
+                    let tr = i.held.remove(k);
+                    self.deliver_one(tr.to, tr.pkt, t);
+                } else {
+                    k += 1;
+                }
+            }
+            if i.avail == 0 {
+                continue;
+            }
+            let chunk = i
+                .ring
+                .read_chunk(i.avail)
+                .expect("transfers seen in the ring stay readable");
+            let (a, b) = chunk.as_slices();
+            for tr in a.iter().chain(b) {
+                if self.due_slot(tr.arrive) > t {
+                    i.held.push(*tr);
+                } else {
+                    self.deliver_one(tr.to, tr.pkt, t);
+                }
+            }
+            chunk.commit_all();
+            i.avail = 0;
+        }
+        self.inbound = inbound;
+    }
+
     /// Take the rings from other partitions, in `Placement::exchanges`
     /// order (by sending partition, then delay).
     pub fn attach_inbound(&mut self, rings: Vec<Consumer<Transfer>>) {
         self.inbound = rings
             .into_iter()
-            .map(|ring| Inbound { ring, avail: 0 })
+            .map(|ring| Inbound {
+                ring,
+                avail: 0,
+                held: Vec::new(),
+            })
             .collect();
     }
 
@@ -496,6 +559,9 @@ impl<R: Router> Partition<R> {
     pub fn drain_inbound(&mut self) {
         let mut inbound = std::mem::take(&mut self.inbound);
         for i in &mut inbound {
+            // Held transfers came out of the ring before what is in it.
+            let held = std::mem::take(&mut i.held);
+            self.accept(&held);
             let n = i.ring.slots();
             if n > 0 {
                 let chunk = i.ring.read_chunk(n).expect("slots() are readable");

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use super::arrivals::{Arrivals, STREAM_FLOW_BIT};
 use super::exchange::{
     Calendar, Delivery, Inbound, Outbox, PackedTarget, SplitSwitch, Target, Wire, WireEnd,
-    frame_price, send,
+    packet_price, send,
 };
 use super::order::{self, BitVisit, SlotOrder, visit_bits};
 use super::placement::{NO_ROUTER, Placement};
-use crate::config::TransportConfig;
 use crate::config::TransportKind;
+use crate::config::{AckPath, TransportConfig};
 use crate::endpoint::EndpointState;
 use crate::endpoint::receiver::FlowReceiver;
 use crate::endpoint::transport::FlowSender;
@@ -104,6 +104,8 @@ pub struct PartitionStats {
     pub occupancy_max: Vec<Vec<u32>>,
     pub series: Vec<QueueSample>,
     pub series_dropped: u64,
+    /// (flow, slot) of each flow whose receiver got its last byte here.
+    pub rx_done: Vec<(u32, Slot)>,
     /// Open-loop packets received, indexed by stream id without STREAM_FLOW_BIT.
     pub stream_delivered: Vec<u64>,
 }
@@ -528,6 +530,7 @@ impl<R: Router> Partition<R> {
                 ri,
                 base,
                 frame_bytes: shared.frame_bytes,
+                ack_bytes: shared.transport.ack_bytes,
                 t,
                 sent: 0,
             };
@@ -596,13 +599,14 @@ impl<R: Router> Partition<R> {
     #[inline(never)]
     fn endpoint_transmit_priced(&mut self, i: usize, t: Slot) {
         let (base, fb) = (self.shared.base_rate, self.shared.frame_bytes);
+        let ack = self.shared.transport.ack_bytes;
         self.ep_wires[i].refill_priced(t, base);
         while self.ep_wires[i].can_start(base) {
             let Some(pkt) = self.next_to_send(i, t) else {
                 break;
             };
             let w = &mut self.ep_wires[i];
-            let extra = w.start(frame_price(pkt.wire_len(), fb, base), base);
+            let extra = w.start(packet_price(&pkt, ack, fb, base), base);
             let (end, arrive) = (w.to, t + w.latency as u64 + extra);
             send(
                 &mut self.calendar.buckets,
@@ -711,8 +715,11 @@ impl<R: Router> Partition<R> {
         ep.delivered += out.delivered as u64;
         self.stats.delivered += out.delivered as u64;
         let cum = r.expected;
-        if pkt.has(FIN) && cum == pkt.seq + 1 {
+        if r.complete() {
+            // The flow's last byte is at the receiver: the receiver's end of
+            // its FCT (`rx_fct_us`).
             self.recv.remove(&pkt.flow);
+            self.stats.rx_done.push((pkt.flow, t));
         }
         if out.ack_now {
             self.send_ack(pkt, cum, out.sack, t);
@@ -738,8 +745,8 @@ impl<R: Router> Partition<R> {
         }
     }
 
-    /// The receiver's ACK of `pkt` (cumulative `cum`, SACK block `sacked`),
-    /// reaching the sender `ack_delay_slots` later.
+    /// The receiver's ACK of `pkt` (cumulative `cum`, SACK block `sacked`):
+    /// reaching the sender `ack_delay_slots` later, or sent in band.
     fn send_ack(&mut self, pkt: Packet, cum: u32, sacked: Option<u32>, t: Slot) {
         let mut data = [0u8; 8];
         let mut flags = ACK | if pkt.has(CE) { ECE } else { 0 };
@@ -758,6 +765,19 @@ impl<R: Router> Partition<R> {
             data,
             ..pkt
         };
+        if self.shared.transport.ack_path == AckPath::InBand {
+            // Onto the receiver's uplink, behind what its NIC holds, and on
+            // through the reverse path's queues.
+            let li = self.shared.placement.endpoint_local[pkt.dst as usize] as usize;
+            let ep = &mut self.endpoints[li];
+            if ep.nic.len() >= ep.nic_capacity {
+                self.stats.nic_drops += 1;
+                return;
+            }
+            ep.nic.push_back(ack);
+            mark_ready(&mut self.ep_ready, pkt.dst as usize);
+            return;
+        }
         let arrive = t + self.shared.transport.ack_delay_slots as u64;
         let pl = &self.shared.placement;
         let part = pl.endpoint_part[pkt.src as usize];
@@ -878,6 +898,8 @@ struct PortSends<'a, R, const PRICED: bool> {
     base: u32,
     /// `Shared::frame_bytes`: links price frames by length when > 0.
     frame_bytes: u32,
+    /// `transport.ack_bytes`: an in-band ACK's length on such links.
+    ack_bytes: u32,
     t: Slot,
     sent: u64,
 }
@@ -930,7 +952,7 @@ impl<R: Router, const PRICED: bool> PortSends<'_, R, PRICED> {
     /// validation keeps the two apart).
     #[inline(never)]
     fn visit_priced(&mut self, p: usize) {
-        let (t, base, fb) = (self.t, self.base, self.frame_bytes);
+        let (t, base, fb, ack) = (self.t, self.base, self.frame_bytes, self.ack_bytes);
         // SAFETY: as in `visit`.
         let w = unsafe { self.wires.get_unchecked_mut(p) };
         w.refill_priced(t, base);
@@ -938,7 +960,7 @@ impl<R: Router, const PRICED: bool> PortSends<'_, R, PRICED> {
             let Some(mut pkt) = self.router.transmit(p as PortId, t) else {
                 break;
             };
-            let extra = w.start(frame_price(pkt.wire_len(), fb, base), base);
+            let extra = w.start(packet_price(&pkt, ack, fb, base), base);
             pkt.hops = pkt.hops.wrapping_add(1);
             self.sent += 1;
             send(self.calendar, self.mask, self.outbox, w.to, t + w.latency as u64 + extra, pkt);

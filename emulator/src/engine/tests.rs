@@ -531,3 +531,185 @@ fn only_switches_with_parallel_links_order_their_ports() {
         );
     }
 }
+
+/// A rack of 4 at 10 Gb/s (one slot per MTU): `transport` and `workload`
+/// as TOML, in-band or out-of-band ACKs.
+fn rack_of_four(ack_path: &str, workload: &str) -> crate::output::Report {
+    run_toml(&format!(
+        r#"
+        [emulation]
+        duration_us = 5000
+        [topology]
+        kind = "rack"
+        hosts_per_rack = 4
+        host_link = {{ gbps = 10, buffer_pkts = 1024, latency_slots = 2 }}
+        [transport]
+        ack_path = "{ack_path}"
+        {workload}
+        "#
+    ))
+}
+
+fn flow_to(r: &crate::output::Report, src: u16, dst: u16) -> &crate::output::FlowRecord {
+    r.flows
+        .iter()
+        .find(|f| f.src == src && f.dst == dst)
+        .expect("the flow")
+}
+
+/// In band, a flow's ACKs queue behind the data that fills their port on
+/// the reverse path (h0's downlink, loaded by two streams at 1.2 times its
+/// rate: 100 packets queued when the flow starts, 0.2 more each slot), so
+/// each of its round trips takes the queue's 100 slots and more; out of
+/// band they take a fixed 4 slots whatever the load.
+#[test]
+fn in_band_acks_wait_behind_data_on_a_loaded_reverse_path() {
+    let work = r#"
+        [[workload]]
+        kind = "flows"
+        flows = [{ src = 0, dst = 1, bytes = 146000, start_us = 600 }]
+        [[workload]]
+        kind = "open_loop"
+        sources = [2, 3]
+        destination = 0
+        rate = 0.6
+        "#;
+    let quiet = r#"
+        [[workload]]
+        kind = "flows"
+        flows = [{ src = 0, dst = 1, bytes = 146000, start_us = 600 }]
+        "#;
+    let slot_us = 1.2;
+    let fct = |r: &crate::output::Report| flow_to(r, 0, 1).fct_us.expect("done") / slot_us;
+    let (oob, inb) = (
+        rack_of_four("out_of_band", work),
+        rack_of_four("in_band", work),
+    );
+    let (oob_quiet, inb_quiet) = (
+        rack_of_four("out_of_band", quiet),
+        rack_of_four("in_band", quiet),
+    );
+    // h0's downlink: a long queue and no loss, so the ACKs are late, not lost.
+    let down = |r: &crate::output::Report| {
+        r.ports
+            .iter()
+            .find(|p| p.peer == "h0")
+            .expect("h0's port")
+            .clone()
+    };
+    for r in [&oob, &inb] {
+        assert!(
+            down(r).max_occupancy > 500 && down(r).dropped == 0,
+            "{:?}",
+            down(r)
+        );
+    }
+    // Out of band the load beside the ACKs changes nothing.
+    assert_eq!(fct(&oob), fct(&oob_quiet));
+    // In band on a quiet reverse path: the ACKs' 2-hop path of 4 slots in
+    // place of the 4-slot delay, within a few slots.
+    assert!(
+        (fct(&inb_quiet) - fct(&oob_quiet)).abs() <= 8.0,
+        "{} {}",
+        fct(&inb_quiet),
+        fct(&oob_quiet)
+    );
+    // 100 packets from a window of 10: at least three round trips, each
+    // with 100 slots of queue or more on the way back.
+    assert!(
+        fct(&inb) > fct(&oob) + 300.0,
+        "in band {} out of band {}",
+        fct(&inb),
+        fct(&oob)
+    );
+}
+
+/// Two bulk flows in opposite directions: in band each link carries one
+/// flow's data and the other's 66-byte ACKs (one per packet), so each flow
+/// gets about 1514 / (1514 + 66) of the link; an ACK priced as a whole
+/// slot would halve it.
+#[test]
+fn in_band_acks_take_their_length_of_a_link() {
+    let work = r#"
+        [[workload]]
+        kind = "flows"
+        flows = [{ src = 0, dst = 1, bytes = 4380000, start_us = 0 },
+                 { src = 1, dst = 0, bytes = 4380000, start_us = 0 }]
+        "#;
+    let (oob, inb) = (
+        rack_of_four("out_of_band", work),
+        rack_of_four("in_band", work),
+    );
+    for (s, d) in [(0, 1), (1, 0)] {
+        let o = flow_to(&oob, s, d).normalized_fct.expect("done");
+        let i = flow_to(&inb, s, d).normalized_fct.expect("done");
+        assert!(o < 1.02, "out of band {o}");
+        assert!((1.03..1.08).contains(&i), "in band {i}, 1.044 expected");
+    }
+    // ACKs are packets on the links: the ports count them.
+    let sent = |r: &crate::output::Report| r.ports.iter().map(|p| p.transmitted).sum::<u64>();
+    assert!(
+        sent(&inb) > sent(&oob) + 5000,
+        "{} {}",
+        sent(&inb),
+        sent(&oob)
+    );
+}
+
+/// The receiver's end of an FCT is where the last byte arrived: out of
+/// band that is the sender's end less the fixed ACK delay.
+#[test]
+fn receiver_fct_is_the_last_byte_at_the_receiver() {
+    let r = rack_of_four(
+        "out_of_band",
+        r#"
+        [[workload]]
+        kind = "poisson"
+        load = 0.6
+        sizes = "web_search"
+        "#,
+    );
+    let done: Vec<_> = r.flows.iter().filter(|f| f.fct_us.is_some()).collect();
+    assert!(done.len() > 5, "{} flows done", done.len());
+    for f in done {
+        let (fct, rx) = (f.fct_us.unwrap(), f.rx_fct_us.expect("the receiver's end"));
+        assert!(
+            (fct - rx - 4.0 * 1.2).abs() < 1e-6,
+            "flow {}: {fct} {rx}",
+            f.id
+        );
+    }
+}
+
+/// In-band ACKs cross partitions as packets: 4 workers on 1, 2 and 4 OS
+/// threads emulate the same network to the packet.
+#[test]
+fn in_band_acks_on_workers_sharing_threads_match() {
+    let text = r#"
+        [emulation]
+        duration_us = 6000
+        threads = 4
+        pin_threads = false
+        [topology]
+        kind = "fat_tree"
+        k = 4
+        link = { gbps = 10, buffer_pkts = 16, latency_slots = 2 }
+        [transport]
+        ack_path = "in_band"
+        [[workload]]
+        kind = "poisson"
+        load = 0.8
+        sizes = "web_search"
+        "#;
+    let cfg: Config = toml::from_str(text).expect("test config");
+    let on = |threads: usize| run_on_threads(&cfg, cfg.validate().expect("valid"), threads);
+    let four = on(4);
+    assert_eq!(four.summary.late_transfers, 0);
+    assert!(four.summary.flows_completed > 20);
+    for threads in [1, 2] {
+        assert!(
+            outcome(&four) == outcome(&on(threads)),
+            "4 workers on {threads} threads differ"
+        );
+    }
+}

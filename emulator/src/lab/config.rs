@@ -107,6 +107,11 @@ impl FabricConfig {
     }
 
     pub fn validate(&self) -> anyhow::Result<()> {
+        if self.transport.ack_path != crate::config::AckPath::OutOfBand {
+            anyhow::bail!(
+                "transport.ack_path must be \"out_of_band\" in the lab fabric, got in_band"
+            );
+        }
         let f = &self.fabric;
         if f.scheme != "droptail" {
             anyhow::bail!("fabric.scheme must be \"droptail\", got {:?}", f.scheme);
