@@ -502,15 +502,13 @@ impl<R: Router> Partition<R> {
     fn deliver_inbound_priced(&mut self, t: Slot) {
         let mut inbound = std::mem::take(&mut self.inbound);
         for i in inbound.iter_mut() {
-            let mut k = 0;
-            while k < i.held.len() {
-                if self.due_slot(i.held[k].arrive) <= t {
-                    let tr = i.held.remove(k);
+            i.held.retain(|tr| {
+                let due = self.due_slot(tr.arrive) <= t;
+                if due {
                     self.deliver_one(tr.to, tr.pkt, t);
-                } else {
-                    k += 1;
                 }
-            }
+                !due
+            });
             if i.avail == 0 {
                 continue;
             }
