@@ -42,4 +42,8 @@ run --schemes dctcp --check "$DCTCP_TOL" --check-bins small,large \
   || fail "DCTCP: emulator and ns-3 disagree by more than $DCTCP_TOL (table above)"
 run --schemes red --check "$TOL" --check-bins small,large \
   || fail "RED with ECN: emulator and ns-3 disagree by more than $TOL (table above)"
+# Each side against itself with its own draws reseeded (DCTCP: the emulator's draws only, no
+# ns-3 run; docs/emulator.md, discrepancy 16).
+python3 "$REPO/emulator/accuracy/noise_floor.py" "$D" --schemes dctcp --emu "$TARGET_DIR/release/planck-emu" \
+  || fail "noise_floor.py"
 echo "$NAME: OK"
