@@ -24,7 +24,11 @@ bin's mean. A last table counts them per side and compares the mean normalised F
 small flows that stayed under it (95 % bootstrap interval of the ratio of means, flows pooled
 over the paired seeds, resampled 2,000 times with a fixed seed).
 
-Usage: fct_table.py OUT_DIR [> table.md]
+Usage: fct_table.py OUT_DIR [--pairs A:B,...] [> table.md]
+(--pairs: which networks to set against which, the first of each pair against the second;
+default emu-droptail:kern-droptail,emu-dctcp:kern-ecn,emu-dctcp:kern-red. A kernel network
+against a repeat of itself, e.g. kern-droptail:kern-droptail-again, shows the reference's own
+run-to-run spread.)
 """
 import csv
 import glob
@@ -60,7 +64,7 @@ def p99(xs):
     return xs[min(len(xs) - 1, math.ceil(0.99 * len(xs)) - 1)]
 
 
-def main(out):
+def main(out, pairs=PAIRS):
     meta = json.load(open(os.path.join(out, "meta.json")))
     gbps = float(meta["gbps"])
     p99_bound = 20 * FRAME * 8 / (gbps * 1e3)  # us
@@ -163,12 +167,12 @@ def main(out):
 
     def paired(key):
         n, l, sd = key
-        return any((n == a and (b, l, sd) in runs) or (n == b and (a, l, sd) in runs) for a, b in PAIRS)
+        return any((n == a and (b, l, sd) in runs) or (n == b and (a, l, sd) in runs) for a, b in pairs)
 
     cmp_stats = collect((k, d) for k, d in runs.items() if paired(k))
 
     def partners(n):
-        return [b if n == a else a for a, b in PAIRS if n in (a, b) and (b if n == a else a) in nets]
+        return [b if n == a else a for a, b in pairs if n in (a, b) and (b if n == a else a) in nets]
 
     unpaired = sorted(k for k in runs if partners(k[0]) and not paired(k))
 
@@ -205,7 +209,7 @@ def main(out):
         ma, mb = mean_ci(xa)[0], mean_ci(xb)[0]
         return "-" if ma != ma or mb != mb else f"{100 * (ma - mb) / mb:+.0f} %"
 
-    for e, k in PAIRS:
+    for e, k in pairs:
         for load in loads:
             a, b = cmp_stats.get((e, load)), cmp_stats.get((k, load))
             if not (a and b):
@@ -229,7 +233,7 @@ def main(out):
                            statistics.fmean(rng.choices(b, k=len(b))) - 1) for _ in range(2000))
         return d, ds[49], ds[1949]
 
-    for e, k in PAIRS:
+    for e, k in pairs:
         for load in loads:
             a, b = cmp_stats.get((e, load)), cmp_stats.get((k, load))
             if not (a and b):
@@ -262,7 +266,20 @@ def main(out):
               f"{max(e['q_max'] for e in es)} | {sum(e['drops'] for e in es)} | {sum(e['marks'] for e in es)} |\n")
 
 
+def parse_pairs(text):
+    """--pairs A:B,C:D (the first of each pair set against the second); None if malformed."""
+    pairs = [tuple(p.split(":")) for p in text.split(",")]
+    return pairs if all(len(p) == 2 and all(p) for p in pairs) else None
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    pairs = PAIRS
+    if len(args) == 3 and args[1] == "--pairs":
+        pairs = parse_pairs(args[2])
+        if pairs is None:
+            sys.exit(f"fct_table: --pairs takes A:B[,C:D...], got {args[2]!r}")
+        args = args[:1]
+    if len(args) != 1:
         sys.exit(__doc__)
-    main(sys.argv[1])
+    main(args[0], pairs)
