@@ -13,7 +13,8 @@ pub type QueueId = u16;
 pub const ECT: u8 = 1 << 0;
 /// Congestion Experienced, set by a marking scheme.
 pub const CE: u8 = 1 << 1;
-/// Acknowledgement travelling back to the sender (out of band, see `engine`).
+/// Acknowledgement travelling back to the sender (out of band, or in band with
+/// `transport.ack_path = "in_band"`; see `engine`).
 pub const ACK: u8 = 1 << 2;
 /// ACK echoes a CE mark (ECN-Echo).
 pub const ECE: u8 = 1 << 3;
@@ -28,9 +29,10 @@ pub const SACK: u8 = 1 << 7;
 
 /// Where a real host's frame carries its length (`data[WIRE_LEN..WIRE_LEN + 2]`,
 /// little-endian bytes; 0 means one MTU) for links that price frames by length
-/// (`real_hosts.frame_time = "length"`, `engine::Shared::frame_bytes`). Only
-/// real hosts' frames set it, and a run that prices by length has no scheme
-/// or transport that writes those bytes (PINT, HPCC): checked at validation.
+/// (`real_hosts.frame_time = "length"` or in-band ACKs, `engine::Shared::frame_bytes`;
+/// an in-band ACK is priced by its `ACK` flag instead). Only real hosts' frames
+/// set it, and a run that prices by length has no scheme or transport that
+/// writes those bytes (PINT, HPCC): checked at validation.
 pub const WIRE_LEN: usize = 6;
 
 /// One abstract packet (32 bytes, 8-aligned so copies are whole words). `src`/`dst` plus `flow` and `seq` are enough

@@ -8,9 +8,11 @@
 //! in slot t on a link with latency L is delivered in slot t + L (L >= 1), so a
 //! packet crosses at most one hop per slot.
 //!
-//! ACKs do not occupy links: they are delivered to the sender
+//! ACKs do not occupy links by default: they are delivered to the sender
 //! `ack_delay_slots` after the data packet reached the receiver, carrying the
-//! cumulative ACK and the CE echo.
+//! cumulative ACK and the CE echo. With `transport.ack_path = "in_band"` they
+//! are packets of `ack_bytes` on the reverse path, and links price every
+//! frame by its length.
 //!
 //! The rooms: `placement` decides which partition emulates each switch port
 //! and endpoint; `exchange` carries packets from a sender to their due slot

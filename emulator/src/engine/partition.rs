@@ -69,8 +69,9 @@ pub struct Shared {
     /// run's seed, the same in every partition.
     pub order_seed: u64,
     /// Links price frames by their length (`real_hosts.frame_time =
-    /// "length"`): the bytes of one MTU-sized frame, which costs a slot at the
-    /// base rate; 0 when every packet costs one MTU.
+    /// "length"`, or `transport.ack_path = "in_band"`): the bytes of one
+    /// MTU-sized frame, which costs a slot at the base rate; 0 when every
+    /// packet costs one MTU.
     pub frame_bytes: u32,
 }
 
@@ -774,7 +775,7 @@ impl<R: Router> Partition<R> {
                 self.stats.nic_drops += 1;
                 return;
             }
-            ep.nic.push_back(ack);
+            ep.nic.push_back(Packet { hops: 0, ..ack });
             mark_ready(&mut self.ep_ready, pkt.dst as usize);
             return;
         }
