@@ -166,24 +166,31 @@ fn workers_sharing_threads_emulate_what_one_thread_each_does() {
         load = 0.8
         sizes = "web_search"
         "#;
+    let four = four_workers_match_on_fewer_threads(text);
+    assert!(four.summary.drops > 0, "the test must see drops");
+}
+
+/// Runs `text` (4 workers) on 4 OS threads, then on 1 and 2: every run is
+/// on time, the 4-thread run completes more than 20 flows, and the others
+/// match it to the packet. Returns the 4-thread run.
+fn four_workers_match_on_fewer_threads(text: &str) -> crate::output::Report {
     let cfg: Config = toml::from_str(text).expect("test config");
     let on = |threads: usize| run_on_threads(&cfg, cfg.validate().expect("valid"), threads);
-    let key = outcome;
     let four = on(4);
     assert_eq!(four.summary.threads, 4);
     assert_eq!(four.summary.workers.len(), 4);
     assert_eq!(four.summary.late_transfers, 0);
-    assert!(four.summary.drops > 0, "the test must see drops");
     assert!(four.summary.flows_completed > 20);
     for threads in [1, 2] {
         let fewer = on(threads);
         assert_eq!(fewer.summary.late_transfers, 0);
         assert_eq!(fewer.summary.workers.len(), 4);
         assert!(
-            key(&four) == key(&fewer),
+            outcome(&four) == outcome(&fewer),
             "4 workers on {threads} threads differ"
         );
     }
+    four
 }
 
 #[test]
@@ -564,21 +571,20 @@ fn flow_to(r: &crate::output::Report, src: u16, dst: u16) -> &crate::output::Flo
 /// band they take a fixed 4 slots whatever the load.
 #[test]
 fn in_band_acks_wait_behind_data_on_a_loaded_reverse_path() {
-    let work = r#"
-        [[workload]]
-        kind = "flows"
-        flows = [{ src = 0, dst = 1, bytes = 146000, start_us = 600 }]
-        [[workload]]
-        kind = "open_loop"
-        sources = [2, 3]
-        destination = 0
-        rate = 0.6
-        "#;
     let quiet = r#"
         [[workload]]
         kind = "flows"
         flows = [{ src = 0, dst = 1, bytes = 146000, start_us = 600 }]
         "#;
+    let work = &format!(
+        r#"{quiet}
+        [[workload]]
+        kind = "open_loop"
+        sources = [2, 3]
+        destination = 0
+        rate = 0.6
+        "#
+    );
     let slot_us = 1.2;
     let fct = |r: &crate::output::Report| flow_to(r, 0, 1).fct_us.expect("done") / slot_us;
     let (oob, inb) = (
@@ -701,15 +707,5 @@ fn in_band_acks_on_workers_sharing_threads_match() {
         load = 0.8
         sizes = "web_search"
         "#;
-    let cfg: Config = toml::from_str(text).expect("test config");
-    let on = |threads: usize| run_on_threads(&cfg, cfg.validate().expect("valid"), threads);
-    let four = on(4);
-    assert_eq!(four.summary.late_transfers, 0);
-    assert!(four.summary.flows_completed > 20);
-    for threads in [1, 2] {
-        assert!(
-            outcome(&four) == outcome(&on(threads)),
-            "4 workers on {threads} threads differ"
-        );
-    }
+    four_workers_match_on_fewer_threads(text);
 }
