@@ -236,8 +236,13 @@ def run_ns3(exe, flows_csv, scheme, workdir, seed, host_jitter_ns, centred=False
         run_ns3_fresh(exe, flows_csv, scheme, out, seed, host_jitter_ns, centred)
         with open(stamp, "w") as f:
             f.write(inputs)
+    return read_ns3(out)
+
+
+def read_ns3(path):
+    """fct_ref's output: flow id -> FCT at the receiver, us (None if unfinished)."""
     return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
-            for r in csv.DictReader(open(out))}
+            for r in csv.DictReader(open(path))}
 
 
 def run_ns3_fresh(exe, flows_csv, scheme, out, seed=1, host_jitter_ns=None, centred=None):

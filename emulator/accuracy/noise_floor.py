@@ -51,10 +51,6 @@ def main():
     if not runs:
         sys.exit(f"noise_floor: no finished accuracy runs of {a.schemes} in {a.out}")
 
-    def rx(path):
-        return {int(r["id"]): (float(r["rx_fct_us"]) if r["rx_fct_us"] else None)
-                for r in csv.DictReader(open(path))}
-
     def work(run, side):
         seed, scheme, load, d = run
         rd = os.path.join(d, f"reseed{a.reseed}")
@@ -73,12 +69,12 @@ def main():
         elif acc.HOST_JITTER_NS[scheme] == 0:
             # fct_ref's --seed seeds the host jitter only (ns-3's own RNG run is fixed): without
             # jitter the reference draws nothing, and runs again to the same result.
-            r = rx(os.path.join(d, "ns3.csv"))
+            r = acc.read_ns3(os.path.join(d, "ns3.csv"))
         else:
             out = os.path.join(rd, "ns3.csv")
             if not os.path.exists(out):
                 acc.run_ns3_fresh(exe, fc, scheme, out, seed + a.reseed)
-            r = rx(out)
+            r = acc.read_ns3(out)
         acc.log(f"{side} seed {seed} {scheme} load {load} reseeded: {time.time() - t0:.0f} s")
         return run, side, r
 
@@ -103,9 +99,9 @@ def main():
     for run in runs:
         seed, scheme, load, d = run
         emu_orig, emu_re = res[(run, "emu")]
-        orig = {"ref": rx(os.path.join(d, "ns3.csv")), "emu": emu_orig}
+        orig = {"ref": acc.read_ns3(os.path.join(d, "ns3.csv")), "emu": emu_orig}
         idle_dir = os.path.join(os.path.dirname(d), "idle")
-        idle = {"ref": rx(os.path.join(idle_dir, "ns3.csv")), "emu": idle_emu[(seed, scheme)]}
+        idle = {"ref": acc.read_ns3(os.path.join(idle_dir, "ns3.csv")), "emu": idle_emu[(seed, scheme)]}
         flows = {int(r["id"]): int(r["bytes"]) for r in csv.DictReader(open(os.path.join(d, "flows.csv")))}
         for b in ("small", "medium", "large"):
             ids = [i for i, by in flows.items() if acc.size_bin(by) == b
